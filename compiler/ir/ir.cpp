@@ -1,0 +1,78 @@
+#include "ir/ir.hpp"
+
+namespace tightfit::ir {
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::Int8: return "int8";
+    case DType::UInt8: return "uint8";
+    case DType::Int32: return "int32";
+    case DType::Float32: return "float32";
+  }
+  return "?";
+}
+
+std::size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::Int8:
+    case DType::UInt8: return 1;
+    case DType::Int32:
+    case DType::Float32: return 4;
+  }
+  return 1;
+}
+
+const char* op_name(OpKind k) {
+  switch (k) {
+    case OpKind::Conv: return "Conv";
+    case OpKind::FullyConnected: return "FullyConnected";
+    case OpKind::Add: return "Add";
+    case OpKind::Mul: return "Mul";
+    case OpKind::MaxPool: return "MaxPool";
+    case OpKind::AveragePool: return "AveragePool";
+    case OpKind::GlobalAveragePool: return "GlobalAveragePool";
+    case OpKind::LeakyRelu: return "LeakyRelu";
+    case OpKind::Sigmoid: return "Sigmoid";
+    case OpKind::Tanh: return "Tanh";
+    case OpKind::Softmax: return "Softmax";
+    case OpKind::Concat: return "Concat";
+    case OpKind::Reshape: return "Reshape";
+    case OpKind::Transpose: return "Transpose";
+    case OpKind::Pad: return "Pad";
+    case OpKind::Resize: return "Resize";
+    case OpKind::Clamp: return "Clamp";
+    case OpKind::Requantize: return "Requantize";
+    case OpKind::Quantize: return "Quantize";
+    case OpKind::Dequantize: return "Dequantize";
+  }
+  return "?";
+}
+
+std::int64_t Tensor::elements() const {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+std::int64_t Graph::macs(const Node& n) const {
+  if (n.outputs.empty() || n.inputs.size() < 2) return 0;
+  const Tensor& y = tensors[n.outputs[0]];
+  const Tensor& w = tensors[n.inputs[1]];
+  if (n.op == OpKind::Conv) {
+    // Each output element sums over (Cin / group) * kh * kw products: w is [Cout, Cin/group, kh, kw].
+    std::int64_t per_output = 1;
+    for (std::size_t i = 1; i < w.shape.size(); ++i) per_output *= w.shape[i];
+    return y.elements() * per_output;
+  }
+  if (n.op == OpKind::FullyConnected) return y.elements() * w.shape.back();
+  return 0;
+}
+
+std::int64_t Graph::weight_bytes(const Node& n) const {
+  std::int64_t bytes = 0;
+  for (TensorId id : n.inputs)
+    if (id != kNoTensor && tensors[id].is_constant) bytes += tensors[id].bytes();
+  return bytes;
+}
+
+}  // namespace tightfit::ir

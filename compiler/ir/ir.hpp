@@ -1,0 +1,132 @@
+// The integer IR: what the ONNX importer produces and every later stage reads.
+//
+// A Graph is a list of tensors and a list of nodes in schedule order (the ONNX node order,
+// topologically sorted). Tensors keep ONNX's logical shapes and axis order (NCHW for images);
+// choosing the kernels' memory layout is a later stage's business.
+//
+// Every activation tensor is int8 or uint8 with a per-tensor scale and zero point; constant
+// tensors (weights, biases) carry their data, int8/uint8 weights with per-tensor or per-channel
+// quantization, int32 biases. Float32 appears only at the graph's edges: a Quantize node turns a
+// float graph input into an integer tensor, a Dequantize node turns an integer tensor into a
+// float graph output.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tightfit::ir {
+
+enum class DType { Int8, UInt8, Int32, Float32 };
+
+// How a tensor's elements lie in memory. The importer produces Logical tensors (ONNX's row-major
+// order of `shape`); the channels-last stage turns 4-D activations into ChannelsLast, whose `shape`
+// it rewrites to [N, H, W, C] so that every later stage reads shapes in memory order.
+enum class Layout { Logical, ChannelsLast };
+
+const char* dtype_name(DType t);        // "int8", "uint8", "int32", "float32"
+std::size_t dtype_size(DType t);        // bytes per element
+
+// Affine quantization: real = scale * (q - zero_point).
+// Per-tensor: one scale and one zero point, axis = -1.
+// Per-channel: one scale and one zero point per index along `axis`.
+struct Quant {
+  std::vector<float> scale;
+  std::vector<std::int32_t> zero_point;
+  int axis = -1;
+
+  bool per_channel() const { return axis >= 0; }
+};
+
+using TensorId = int;
+constexpr TensorId kNoTensor = -1;
+
+struct Tensor {
+  std::string name;               // the ONNX value name
+  DType dtype = DType::Int8;
+  std::vector<std::int64_t> shape;  // static; a scalar has an empty shape
+  bool quantized = false;         // false only for float32 edge tensors and int32 with no scale
+  Quant quant;
+  // Constant tensors (initializers) hold their elements here, little-endian, dtype_size() each.
+  bool is_constant = false;
+  std::vector<std::uint8_t> data;
+  Layout layout = Layout::Logical;
+  // Set by the channels-last stage on a graph input or output whose model-level type is float32:
+  // the schedule works on this integer tensor and the generated API quantizes / dequantizes it
+  // with `quant` at the boundary.
+  bool float_at_boundary = false;
+
+  std::int64_t elements() const;
+  std::int64_t bytes() const { return elements() * static_cast<std::int64_t>(dtype_size(dtype)); }
+};
+
+enum class OpKind {
+  Conv,               // 2-D convolution, grouped and depthwise included; inputs: x, w, [bias int32]
+  FullyConnected,     // y = x * W^T + b over the last axis; inputs: x [N,K], w [M,K], [bias int32 [M]]
+  Add,                // elementwise with numpy broadcasting; inputs: a, b
+  Mul,                // elementwise with numpy broadcasting; inputs: a, b
+  MaxPool,
+  AveragePool,
+  GlobalAveragePool,
+  LeakyRelu,          // attrs.alpha
+  Sigmoid,
+  Tanh,
+  Softmax,            // attrs.axis
+  Concat,             // attrs.axis; any number of inputs
+  Reshape,            // a view: same bytes, new shape (Reshape, Flatten, Squeeze, Unsqueeze)
+  Transpose,          // attrs.perm
+  Pad,                // attrs.pads (ONNX order: all begins then all ends), constant mode, pad value = zero point
+  Resize,             // nearest; attrs.scales per axis (output = floor(input * scale))
+  Clamp,              // a standalone Relu/Clip that could not be fused: clamp to [act_min, act_max]
+  Requantize,         // change scale/zero point/dtype of an integer tensor
+  Quantize,           // float32 edge input -> integer
+  Dequantize,         // integer -> float32 edge output
+};
+
+const char* op_name(OpKind k);
+
+struct Attrs {
+  // Conv and pools (2-D): kernel [kh, kw], strides [sh, sw], dilations [dh, dw],
+  // pads [top, left, bottom, right] (ONNX order: begins then ends).
+  std::vector<std::int64_t> kernel_shape;
+  std::vector<std::int64_t> strides;
+  std::vector<std::int64_t> dilations;
+  std::vector<std::int64_t> pads;
+  std::int64_t group = 1;
+  bool count_include_pad = false;  // AveragePool
+  bool ceil_mode = false;          // pools
+
+  std::int64_t axis = 0;               // Concat, Softmax (normalised to be non-negative)
+  std::vector<std::int64_t> perm;      // Transpose
+  float alpha = 0.01f;                 // LeakyRelu
+  std::vector<float> scales;           // Resize (nearest): whole factors; output i reads input floor(i / scale)
+
+  // Fused activation in the output's integer domain: the kernel clamps its quantized result
+  // to [act_min, act_max]. Without a fused Relu/Clip these are the dtype's limits.
+  std::int32_t act_min = -128;
+  std::int32_t act_max = 127;
+};
+
+struct Node {
+  std::string name;        // the ONNX node's name (or "<op>_<index>" when it had none)
+  std::string onnx_op;     // the ONNX operator(s) it came from, e.g. "QLinearConv" or "Conv+Relu (QDQ)"
+  OpKind op = OpKind::Conv;
+  std::vector<TensorId> inputs;   // kNoTensor for an absent optional input
+  std::vector<TensorId> outputs;
+  Attrs attrs;
+};
+
+struct Graph {
+  std::string source;                 // the model file it was imported from
+  std::vector<Tensor> tensors;
+  std::vector<Node> nodes;            // in schedule order
+  std::vector<TensorId> inputs;       // graph inputs (never constants)
+  std::vector<TensorId> outputs;
+
+  // Arithmetic helpers used by inspect, the planner front end and the report.
+  std::int64_t macs(const Node& n) const;          // multiply-accumulates of one node
+  std::int64_t weight_bytes(const Node& n) const;  // bytes of its constant inputs
+};
+
+}  // namespace tightfit::ir

@@ -1,0 +1,39 @@
+// tightfit: compiles a quantized ONNX model into C++ for microcontrollers in the least RAM.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "error.hpp"
+
+#ifndef TIGHTFIT_VERSION
+#error "TIGHTFIT_VERSION must be defined by the build"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"tightfit: compile a quantized ONNX model into C++ for microcontrollers, in the least RAM"};
+  app.name("tightfit");
+  app.set_version_flag("--version", "tightfit " TIGHTFIT_VERSION);
+  app.require_subcommand(1);
+  tightfit::add_inspect_command(app);
+  tightfit::add_plan_command(app);
+  tightfit::add_compile_command(app);
+  tightfit::add_run_command(app);
+  tightfit::add_report_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    return status == 0 ? tightfit::kExitOk : tightfit::kExitUsage;
+  } catch (const tightfit::Error& e) {
+    fmt::print(stderr, "tightfit: error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    // Anything else is a bug in tightfit; still one line and a non-zero exit, never an abort.
+    fmt::print(stderr, "tightfit: internal error: {}\n", e.what());
+    return tightfit::kExitError;
+  }
+  return tightfit::kExitOk;
+}
