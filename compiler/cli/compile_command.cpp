@@ -1,0 +1,33 @@
+// `tightfit compile MODEL.onnx --max-ram SIZE -o DIR`: the model as C++ source plus its memory report.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/compile_options.hpp"
+#include "driver/pipeline.hpp"
+#include "report/report.hpp"
+
+namespace tightfit {
+
+void add_compile_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("compile", "Compile a quantized ONNX model into C++ source and a memory report");
+  auto options = std::make_shared<CompileCommandOptions>();
+  add_compile_options(*cmd, *options);
+  auto out_dir = std::make_shared<std::string>();
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_option("-o,--output-dir", *out_dir, "Folder for NAME.hpp, NAME.cpp and the report files")->required();
+  cmd->add_flag("-q,--quiet", *quiet, "Print nothing on success");
+  cmd->callback([options, out_dir, quiet] {
+    const driver::CompileOptions compile = finish_compile_options(*options);
+    const driver::CompiledModel model = driver::compile_model(compile);
+    driver::write_outputs(model, *out_dir, compile.name);
+    if (*quiet) return;
+    fmt::print("{}", report::render_text(model.report));
+    fmt::print("wrote {0}/{1}.hpp {0}/{1}.cpp and {0}/{1}.report.{{txt,json,html}} {0}/{1}.memory.svg\n", *out_dir,
+               compile.name);
+  });
+}
+
+}  // namespace tightfit

@@ -1,0 +1,48 @@
+#include "cli/compile_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <regex>
+
+#include "cli/size.hpp"
+#include "error.hpp"
+
+namespace tightfit {
+
+void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
+  driver::CompileOptions& c = o.compile;
+  cmd.add_option("MODEL", c.model, "The quantized ONNX model (QDQ or QOperator form)")->required();
+  add_size_option(cmd, "--max-ram", c.max_ram, "Cap on the arena: 65536, 64K, 64KiB, 1M (default: no cap)");
+  cmd.add_option("--name", c.name, "C++ namespace and file stem (default: the model's file name)");
+  cmd.add_option("--memory", c.memory_file,
+                 "JSON description of the RAM regions, fastest first, and pins (see docs/planner.md)");
+  cmd.add_option("--pin", o.pins, "Fix a tensor's buffer: TENSOR=REGION:OFFSET (REGION 'arena' without --memory)");
+  cmd.add_option("--time-limit", c.time_limit_seconds, "Seconds the planner may search for a proof (default 5)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--io-outside", o.io_outside, "Keep the model's inputs and outputs out of the arena (the caller owns them)");
+  cmd.add_option("--weights-section", c.weights_section, "Linker section for the weights (default .rodata)");
+  cmd.add_option("--arena-section", c.arena_section, "Linker section for the arena (default .bss)");
+  cmd.add_option("--alignment", c.alignment, "Alignment of every buffer in bytes (default 4)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
+}
+
+driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
+  driver::CompileOptions c = o.compile;
+  if (c.name.empty()) c.name = driver::default_name(c.model);
+  static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
+  if (!std::regex_match(c.name, kIdentifier))
+    throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
+  c.io_in_arena = !o.io_outside;
+  static const std::regex kPin("(.+)=([^:]+):(.+)");
+  for (const std::string& text : o.pins) {
+    std::smatch m;
+    std::optional<std::uint64_t> offset;
+    if (!std::regex_match(text, m, kPin) || !(offset = parse_size(m[3].str())))
+      throw Error("--pin '" + text + "' is not TENSOR=REGION:OFFSET", kExitUsage);
+    c.pins.push_back({m[1].str(), m[2].str(), *offset});
+  }
+  return c;
+}
+
+}  // namespace tightfit

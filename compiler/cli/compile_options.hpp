@@ -1,0 +1,27 @@
+// The options that `compile` and `run` share: which model, how much RAM, where buffers go.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/pipeline.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace tightfit {
+
+struct CompileCommandOptions {
+  driver::CompileOptions compile;
+  std::vector<std::string> pins;  // TENSOR=REGION:OFFSET, as typed
+  bool io_outside = false;
+};
+
+void add_compile_options(CLI::App& cmd, CompileCommandOptions& options);
+
+// The driver's options once the command line is parsed: pins read, the default name filled in.
+// Throws tightfit::Error (usage) for a malformed --pin.
+driver::CompileOptions finish_compile_options(const CompileCommandOptions& options);
+
+}  // namespace tightfit

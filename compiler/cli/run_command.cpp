@@ -1,0 +1,257 @@
+// `tightfit run MODEL.onnx --input x.npy --output-dir DIR`: compiles the model, builds the generated
+// code with the host C++ compiler against runtime/, runs it on the inputs and writes the outputs as
+// .npy, in the order of the model's outputs. This is how a user checks a compiled model before
+// flashing it.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/compile_options.hpp"
+#include "driver/pipeline.hpp"
+#include "emit/emit_cpp.hpp"
+#include "error.hpp"
+#include "util/npy.hpp"
+
+#ifndef TIGHTFIT_RUNTIME_DIR
+#error "TIGHTFIT_RUNTIME_DIR must be defined by the build"
+#endif
+
+namespace tightfit {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  CompileCommandOptions compile;
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  std::string build_dir;  // empty: a temporary folder, removed afterwards
+};
+
+std::string npy_dtype(ir::DType t) {
+  switch (t) {
+    case ir::DType::Int8: return "i1";
+    case ir::DType::UInt8: return "u1";
+    case ir::DType::Int32: return "i4";
+    case ir::DType::Float32: return "f4";
+  }
+  return "?";
+}
+
+// ONNX's shape of a tensor whatever its layout, and the memory index of each ONNX-order element.
+std::vector<std::int64_t> onnx_shape(const ir::Tensor& t) {
+  if (t.layout != ir::Layout::ChannelsLast) return t.shape;
+  return {t.shape[0], t.shape[3], t.shape[1], t.shape[2]};
+}
+
+std::vector<std::int64_t> memory_index_of_onnx_order(const ir::Tensor& t) {
+  std::vector<std::int64_t> index(static_cast<std::size_t>(t.elements()));
+  if (t.layout != ir::Layout::ChannelsLast) {
+    for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<std::int64_t>(i);
+    return index;
+  }
+  const std::int64_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
+  std::size_t o = 0;
+  for (std::int64_t n = 0; n < N; ++n)
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t w = 0; w < W; ++w) index[o++] = ((n * H + h) * W + w) * C + c;
+  return index;
+}
+
+std::vector<std::uint8_t> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": the generated program wrote no output");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const fs::path& path, const void* data, std::size_t bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) throw Error(path.string() + ": cannot write");
+}
+
+// Writes input i for the harness: float32 as given (the generated set_input quantizes it), an
+// integer array moved into memory order.
+void stage_input(const driver::CompiledModel& m, std::size_t i, const std::string& path, const fs::path& dir) {
+  const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
+  const npy::Array a = npy::load(path);
+  if (a.shape != onnx_shape(t))
+    throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
+                            t.name, fmt::join(onnx_shape(t), ", ")));
+  if (a.dtype == "f4") {
+    if (!t.float_at_boundary)
+      throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
+                              ir::dtype_name(t.dtype)));
+    write_file(dir / fmt::format("input_{}.f32", i), a.data.data(), a.data.size());
+    return;
+  }
+  if (a.dtype != npy_dtype(t.dtype))
+    throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
+                            path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
+  const auto index = memory_index_of_onnx_order(t);
+  std::vector<std::uint8_t> memory(a.data.size());
+  for (std::size_t o = 0; o < index.size(); ++o) memory[static_cast<std::size_t>(index[o])] = a.data[o];
+  write_file(dir / fmt::format("input_{}.raw", i), memory.data(), memory.size());
+}
+
+void collect_output(const driver::CompiledModel& m, std::size_t i, const fs::path& dir, const std::string& out_dir) {
+  const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
+  npy::Array a;
+  a.shape = onnx_shape(t);
+  if (t.float_at_boundary) {
+    a.dtype = "f4";
+    a.data = read_file(dir / fmt::format("output_{}.f32", i));
+  } else {
+    a.dtype = npy_dtype(t.dtype);
+    const std::vector<std::uint8_t> memory = read_file(dir / fmt::format("output_{}.raw", i));
+    const auto index = memory_index_of_onnx_order(t);
+    a.data.resize(memory.size());
+    for (std::size_t o = 0; o < index.size(); ++o) a.data[o] = memory.at(static_cast<std::size_t>(index[o]));
+  }
+  if (a.data.size() != static_cast<std::size_t>(a.elements()) * (a.dtype == "f4" ? 4 : 1))
+    throw Error(fmt::format("output {} '{}': the generated program wrote {} bytes", i, t.name, a.data.size()));
+  npy::save((fs::path(out_dir) / fmt::format("output_{}.npy", i)).string(), a);
+}
+
+// The host program around the generated code: reads the staged inputs, runs, writes the outputs.
+std::string harness(const driver::CompiledModel& m, const std::string& name, bool io_in_arena) {
+  std::string s = fmt::format("#include \"{}.hpp\"\n\n#include <cstdio>\n#include <cstring>\n#include <vector>\n\n", name);
+  s += "static std::vector<char> read(const char* dir, const char* file) {\n"
+       "  char path[4096];\n  std::snprintf(path, sizeof path, \"%s/%s\", dir, file);\n"
+       "  std::vector<char> data;\n  if (std::FILE* f = std::fopen(path, \"rb\")) {\n"
+       "    char chunk[65536];\n    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) data.insert(data.end(), chunk, chunk + n);\n"
+       "    std::fclose(f);\n  }\n  return data;\n}\n\n"
+       "static bool write(const char* dir, const char* file, const void* data, std::size_t bytes) {\n"
+       "  char path[4096];\n  std::snprintf(path, sizeof path, \"%s/%s\", dir, file);\n"
+       "  std::FILE* f = std::fopen(path, \"wb\");\n  if (!f) return false;\n"
+       "  const bool ok = std::fwrite(data, 1, bytes, f) == bytes;\n  return std::fclose(f) == 0 && ok;\n}\n\n";
+  const std::string ns = name + "::";
+  for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) {
+    const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
+    if (!io_in_arena)
+      s += fmt::format("static {} input_{}[{}];\n", t.dtype == ir::DType::Int8 ? "std::int8_t" : "std::uint8_t", i, t.elements());
+  }
+  for (std::size_t i = 0; i < m.graph.outputs.size(); ++i) {
+    const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
+    if (!io_in_arena)
+      s += fmt::format("static {} output_{}[{}];\n", t.dtype == ir::DType::Int8 ? "std::int8_t" : "std::uint8_t", i, t.elements());
+  }
+  s += "\nint main(int argc, char** argv) {\n  if (argc != 2) return 2;\n  const char* dir = argv[1];\n";
+  for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) {
+    const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
+    const std::string dst = io_in_arena ? fmt::format("{}input_{}()", ns, i) : fmt::format("input_{}", i);
+    const std::string extra = io_in_arena ? "" : fmt::format(", input_{}", i);
+    s += fmt::format("  {{\n    const std::vector<char> f = read(dir, \"input_{0}.f32\");\n    const std::vector<char> raw = read(dir, \"input_{0}.raw\");\n", i);
+    if (t.float_at_boundary)
+      s += fmt::format("    if (f.size() == {0} * sizeof(float)) {{\n      std::vector<float> x({0});\n"
+                       "      std::memcpy(x.data(), f.data(), f.size());\n      {1}set_input_{2}(x.data(){3});\n    }} else\n",
+                       t.elements(), ns, i, extra);
+    s += fmt::format("    if (raw.size() == {0}) std::memcpy({1}, raw.data(), raw.size());\n    else return 3;\n  }}\n",
+                     t.elements(), dst);
+  }
+  if (io_in_arena) {
+    s += fmt::format("  {}run();\n", ns);
+  } else {
+    std::string args;
+    for (std::size_t r = 0; r < m.regions.size(); ++r)
+      args += (r ? ", " : "") + fmt::format("{}{}_storage", ns, emit::arena_name(m.regions.size(), m.regions[r].name));
+    for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) args += fmt::format(", input_{}", i);
+    for (std::size_t i = 0; i < m.graph.outputs.size(); ++i) args += fmt::format(", output_{}", i);
+    s += fmt::format("  {}run({});\n", ns, args);
+  }
+  for (std::size_t i = 0; i < m.graph.outputs.size(); ++i) {
+    const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
+    const std::string src = io_in_arena ? fmt::format("{}output_{}()", ns, i) : fmt::format("output_{}", i);
+    if (t.float_at_boundary) {
+      s += fmt::format("  {{\n    std::vector<float> y({0});\n    {1}get_output_{2}(y.data(){3});\n"
+                       "    if (!write(dir, \"output_{2}.f32\", y.data(), y.size() * sizeof(float))) return 4;\n  }}\n",
+                       t.elements(), ns, i, io_in_arena ? "" : fmt::format(", output_{}", i));
+    } else {
+      s += fmt::format("  if (!write(dir, \"output_{}.raw\", {}, {})) return 4;\n", i, src, t.elements());
+    }
+  }
+  s += "  return 0;\n}\n";
+  return s;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+void run_model(const RunOptions& options) {
+  const driver::CompileOptions compile = finish_compile_options(options.compile);
+  if (options.inputs.empty()) throw Error("run: give the model's inputs with --input FILE.npy", kExitUsage);
+  const driver::CompiledModel model = driver::compile_model(compile);
+  if (options.inputs.size() != model.graph.inputs.size())
+    throw Error(fmt::format("{}: the model has {} input(s), {} --input given", compile.model, model.graph.inputs.size(),
+                            options.inputs.size()),
+                kExitUsage);
+
+  std::error_code ec;
+  fs::path dir = options.build_dir;
+  const bool temporary = dir.empty();
+  if (temporary) {
+    std::string pattern = (fs::temp_directory_path() / "tightfit-run-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw Error("run: cannot make a temporary folder");
+    dir = pattern;
+  }
+  struct Cleanup {
+    fs::path dir;
+    bool active;
+    ~Cleanup() {
+      std::error_code ignored;
+      if (active) fs::remove_all(dir, ignored);
+    }
+  } cleanup{dir, temporary};
+
+  driver::write_outputs(model, dir.string(), compile.name);
+  const std::string harness_source = harness(model, compile.name, compile.io_in_arena);
+  write_file(dir / "harness.cpp", harness_source.data(), harness_source.size());
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) stage_input(model, i, options.inputs[i], dir);
+
+  const char* cxx = std::getenv("CXX");
+  const char* runtime_env = std::getenv("TIGHTFIT_RUNTIME_DIR");
+  const std::string runtime = runtime_env ? runtime_env : TIGHTFIT_RUNTIME_DIR;
+  if (!fs::exists(fs::path(runtime) / "tightfit" / "kernels.hpp"))
+    throw Error("run: the runtime headers are not in " + runtime + " (set TIGHTFIT_RUNTIME_DIR)");
+  const fs::path program = dir / "model";
+  const std::string build = fmt::format(
+      "{} -std=c++17 -O2 -ffp-contract=off -fno-fast-math -fno-exceptions -fno-rtti -Wall -Wextra -Werror "
+      "-I{} -I{} {} {} -o {} > {} 2>&1",
+      cxx ? cxx : "c++", quoted(runtime), quoted(dir.string()), quoted((dir / (compile.name + ".cpp")).string()),
+      quoted((dir / "harness.cpp").string()), quoted(program.string()), quoted((dir / "build.log").string()));
+  if (std::system(build.c_str()) != 0) {
+    const std::vector<std::uint8_t> log = read_file(dir / "build.log");
+    std::string first(log.begin(), log.end());
+    first = first.substr(0, first.find('\n'));
+    throw Error(fmt::format("run: the generated code did not build with the host compiler: {}", first));
+  }
+  if (std::system((quoted(program.string()) + " " + quoted(dir.string())).c_str()) != 0)
+    throw Error("run: the generated program failed on the host");
+
+  fs::create_directories(options.output_dir, ec);
+  if (ec) throw Error(options.output_dir + ": cannot create the output folder (" + ec.message() + ")");
+  for (std::size_t i = 0; i < model.graph.outputs.size(); ++i) collect_output(model, i, dir, options.output_dir);
+  fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", compile.model, model.plan.peak,
+             plan::status_name(model.plan.status), model.graph.outputs.size(), options.output_dir);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "Compile a model, build it for the host and run it on .npy inputs");
+  auto options = std::make_shared<RunOptions>();
+  add_compile_options(*cmd, options->compile);
+  cmd->add_option("--input", options->inputs, "An input as .npy (float32, or the input's integer type); one per input, in order")
+      ->required();
+  cmd->add_option("--output-dir", options->output_dir, "Folder for output_0.npy, output_1.npy, ...")->required();
+  cmd->add_option("--build-dir", options->build_dir, "Keep the generated code and program here (default: a temporary folder)");
+  cmd->callback([options] { run_model(*options); });
+}
+
+}  // namespace tightfit

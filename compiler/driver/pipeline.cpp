@@ -1,0 +1,306 @@
+#include "driver/pipeline.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "cli/size.hpp"
+#include "emit/emit_cpp.hpp"
+#include "error.hpp"
+#include "import/onnx_import.hpp"
+#include "plan/validate.hpp"
+#include "report/report.hpp"
+#include "schedule/channels_last.hpp"
+
+#ifndef TIGHTFIT_VERSION
+#error "TIGHTFIT_VERSION must be defined by the build"
+#endif
+
+namespace tightfit::driver {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::uint64_t size_field(const json& j, const std::string& file, const std::string& what) {
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_string()) {
+    if (auto bytes = parse_size(j.get<std::string>())) return *bytes;
+  }
+  throw Error(file + ": " + what + " is not a size (write 65536 or \"64K\")");
+}
+
+// The --memory file: {"regions": [{"name": "DTCM", "size": "128K", "section": ".dtcm"}, ...],
+//                     "pins": [{"tensor": "x", "region": "DTCM", "offset": 0}]}
+void read_memory_file(const std::string& path, std::vector<RegionSpec>& regions, std::vector<PinSpec>& pins) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open the memory description");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+  if (!doc.is_object() || !doc.contains("regions") || !doc["regions"].is_array() || doc["regions"].empty())
+    throw Error(path + ": needs a non-empty \"regions\" list, fastest region first");
+  for (const json& r : doc["regions"]) {
+    if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("size"))
+      throw Error(path + ": every region needs a \"name\" and a \"size\"");
+    RegionSpec spec;
+    spec.name = r["name"].get<std::string>();
+    spec.capacity = size_field(r["size"], path, "region '" + spec.name + "' size");
+    if (r.contains("section")) spec.section = r["section"].get<std::string>();
+    regions.push_back(spec);
+  }
+  if (doc.contains("pins")) {
+    for (const json& p : doc["pins"]) {
+      if (!p.is_object() || !p.contains("tensor") || !p.contains("region"))
+        throw Error(path + ": every pin needs a \"tensor\" and a \"region\"");
+      pins.push_back({p["tensor"].get<std::string>(), p["region"].get<std::string>(),
+                      p.contains("offset") ? size_field(p["offset"], path, "pin offset") : 0});
+    }
+  }
+}
+
+plan::Problem make_problem(const CompileOptions& options, const schedule::Lifetimes& lifetimes,
+                           const ir::Graph& graph, const std::vector<RegionSpec>& regions,
+                           const std::vector<PinSpec>& pins) {
+  plan::Problem problem = lifetimes.problem;
+  for (const RegionSpec& r : regions) {
+    plan::Region region;
+    region.name = r.name;
+    if (r.capacity) region.capacity = *r.capacity;
+    region.alignment = 16;
+    problem.regions.push_back(region);
+  }
+  for (const PinSpec& pin : pins) {
+    auto region = std::find_if(regions.begin(), regions.end(), [&](const RegionSpec& r) { return r.name == pin.region; });
+    if (region == regions.end()) throw Error(options.model + ": pin of '" + pin.tensor + "' names no region '" + pin.region + "'");
+    int buffer = -1;
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t)
+      if (graph.tensors[t].name == pin.tensor) buffer = lifetimes.tensor_buffer[t];
+    if (buffer < 0) throw Error(options.model + ": pin: no activation tensor named '" + pin.tensor + "'");
+    if (pin.offset % problem.buffers[buffer].alignment != 0)
+      throw Error(options.model + ": pin of '" + pin.tensor + "': offset " + std::to_string(pin.offset) +
+                  " is not a multiple of the alignment " + std::to_string(problem.buffers[buffer].alignment));
+    problem.buffers[buffer].pin = plan::Pin{static_cast<int>(region - regions.begin()), pin.offset};
+  }
+  return problem;
+}
+
+json shape_json(const std::vector<std::int64_t>& shape) { return json(shape); }
+
+json build_report(const CompileOptions& options, const CompiledModel& m, const plan::Problem& problem,
+                  const emit::EmittedCode& code) {
+  const ir::Graph& g = m.graph;
+  const plan::Plan& p = m.plan;
+  const auto& lt = m.lifetimes;
+  std::map<ir::TensorId, std::string> producer;
+  for (const ir::Node& n : g.nodes)
+    for (ir::TensorId t : n.outputs) producer[t] = n.name;
+
+  json buffers = json::array();
+  std::uint64_t no_reuse = 0;
+  for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
+    const plan::Buffer& buf = problem.buffers[b];
+    const ir::TensorId t = lt.buffer_tensor[b];
+    std::string kind = "scratch";
+    json producer_name = nullptr, op = nullptr;
+    if (t != ir::kNoTensor) {
+      kind = "activation";
+      if (std::find(g.inputs.begin(), g.inputs.end(), t) != g.inputs.end()) kind = "input";
+      if (std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end()) kind = "output";
+      if (producer.count(t)) producer_name = producer[t];
+    } else {
+      producer_name = g.nodes[lt.buffer_scratch_node[b]].name;
+    }
+    for (const ir::Node& n : g.nodes)
+      if (producer_name.is_string() && n.name == producer_name.get<std::string>()) op = ir::op_name(n.op);
+    no_reuse += (buf.size + buf.alignment - 1) / buf.alignment * buf.alignment;
+    buffers.push_back({{"tensor", buf.name},
+                       {"size", buf.size},
+                       {"offset", p.placements[b].offset},
+                       {"region", m.regions[p.placements[b].region].name},
+                       {"first_step", buf.first_step},
+                       {"last_step", buf.last_step},
+                       {"kind", kind},
+                       {"producer", producer_name},
+                       {"op", op}});
+  }
+
+  json steps = json::array();
+  std::uint64_t most_live = 0;
+  std::vector<std::uint64_t> live_at(g.nodes.size(), 0);
+  for (std::size_t s = 0; s < g.nodes.size(); ++s) {
+    const ir::Node& n = g.nodes[s];
+    json live = json::array();
+    std::uint64_t scratch = 0;
+    for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
+      const plan::Buffer& buf = problem.buffers[b];
+      if (buf.first_step > static_cast<int>(s) || buf.last_step < static_cast<int>(s)) continue;
+      live_at[s] += buf.size;
+      if (lt.buffer_tensor[b] == ir::kNoTensor) scratch += buf.size;
+      else live.push_back(buf.name);
+    }
+    most_live = std::max(most_live, live_at[s]);
+    steps.push_back({{"step", s},
+                     {"node", n.name},
+                     {"op", ir::op_name(n.op)},
+                     {"onnx_op", n.onnx_op},
+                     {"output_shape", n.outputs.empty() ? json::array() : shape_json(g.tensors[n.outputs[0]].shape)},
+                     {"macs", g.macs(n)},
+                     {"live_bytes", live_at[s]},
+                     {"scratch_bytes", scratch},
+                     {"live_tensors", live}});
+  }
+  json peak_steps = json::array();
+  for (std::size_t s = 0; s < live_at.size(); ++s)
+    if (live_at[s] == most_live) peak_steps.push_back(s);
+
+  json regions = json::array();
+  for (std::size_t r = 0; r < m.regions.size(); ++r) {
+    const std::uint64_t peak = r < p.region_peak.size() ? p.region_peak[r] : 0;
+    regions.push_back({{"name", m.regions[r].name},
+                       {"capacity", m.regions[r].capacity ? json(*m.regions[r].capacity) : json(nullptr)},
+                       {"peak", peak},
+                       {"lower_bound", m.regions.size() == 1 ? p.lower_bound : peak},
+                       {"status", plan::status_name(p.status)},
+                       {"section", m.regions[r].section}});
+  }
+  json cap = nullptr;
+  if (m.regions.size() == 1 && m.regions[0].capacity) cap = *m.regions[0].capacity;
+
+  return {{"schema", "tightfit-report"},
+          {"version", 1},
+          {"tool", "tightfit " TIGHTFIT_VERSION},
+          {"model", options.model},
+          {"name", options.name},
+          {"status", plan::status_name(p.status)},
+          {"arena_bytes", p.peak},
+          {"lower_bound_bytes", p.lower_bound},
+          {"gap_bytes", p.peak - std::min(p.peak, p.lower_bound)},
+          {"cap_bytes", cap},
+          {"weights_bytes", code.weights_bytes},
+          {"io_in_arena", options.io_in_arena},
+          {"planner", {{"time_ms", p.time_ms}, {"time_limit_s", options.time_limit_seconds}}},
+          {"regions", regions},
+          {"flash",
+           {{"weights_bytes", code.weights_bytes},
+            {"schedule_bytes", code.schedule_bytes},
+            {"code_estimate_bytes", code.code_estimate_bytes}}},
+          {"comparisons", {{"greedy_by_size_bytes", p.greedy_peak}, {"no_reuse_bytes", no_reuse}}},
+          {"steps", steps},
+          {"peak_steps", peak_steps},
+          {"buffers", buffers},
+          {"failure", nullptr}};
+}
+
+}  // namespace
+
+std::string default_name(const std::string& model_path) {
+  std::string stem = fs::path(model_path).filename().string();
+  if (auto dot = stem.find(".onnx"); dot != std::string::npos && dot + 5 == stem.size()) stem.resize(dot);
+  std::string name;
+  for (char c : stem) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "model_" + name;
+  return name;
+}
+
+CompiledModel compile_model(const CompileOptions& options) {
+  CompiledModel m;
+
+  // 1. ONNX -> integer IR.
+  import::Options import_options;
+  import_options.pin_batch = options.pin_batch;
+  m.graph = import::import_onnx(options.model, import_options);
+
+  // 2. The schedule: channels-last activations, float edges moved into the API.
+  schedule::to_channels_last(m.graph);
+
+  // 3. Lifetimes: one buffer per tensor that needs memory, plus kernel scratch.
+  schedule::LifetimeOptions lifetime_options;
+  lifetime_options.alignment = options.alignment;
+  lifetime_options.io_in_arena = options.io_in_arena;
+  m.lifetimes = schedule::compute_lifetimes(
+      m.graph, [&](const ir::Node& n) { return emit::scratch_bytes(m.graph, n); }, lifetime_options);
+
+  // 4. The memory plan.
+  std::vector<PinSpec> pins = options.pins;
+  if (!options.memory_file.empty()) {
+    read_memory_file(options.memory_file, m.regions, pins);
+  } else {
+    m.regions.push_back({"arena", options.max_ram, options.arena_section});
+  }
+  const plan::Problem problem = make_problem(options, m.lifetimes, m.graph, m.regions, pins);
+  plan::Options plan_options;
+  plan_options.time_limit_seconds = options.time_limit_seconds;
+  m.plan = plan::solve(problem, plan_options);
+  if (m.plan.status == plan::Status::Infeasible)
+    throw Error(options.model + ": " + m.plan.reason, kExitCapTooSmall);
+  if (const auto broken = plan::validate(problem, m.plan); !broken.empty())
+    throw Error(options.model + ": internal error: the plan failed validation: " + broken.front());
+
+  // 5. C++.
+  std::vector<emit::Arena> arenas;
+  for (std::size_t r = 0; r < m.regions.size(); ++r)
+    arenas.push_back({m.regions[r].name, m.plan.region_peak[r], m.regions[r].section});
+  emit::EmitOptions emit_options;
+  emit_options.name = options.name;
+  emit_options.model = options.model;
+  emit_options.weights_section = options.weights_section;
+  emit_options.io_in_arena = options.io_in_arena;
+  const emit::EmittedCode code = emit::emit_cpp(m.graph, m.lifetimes, m.plan, arenas, emit_options);
+  m.header = code.header;
+  m.source = code.source;
+  m.weights_bytes = code.weights_bytes;
+
+  // 6. The report.
+  m.report = build_report(options, m, problem, code);
+  if (const auto problems = report::check_report(m.report); !problems.empty())
+    throw Error(options.model + ": internal error: the report breaks its schema: " + problems.front());
+  return m;
+}
+
+void write_outputs(const CompiledModel& m, const std::string& dir, const std::string& name) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(dir + ": cannot create the output folder (" + ec.message() + ")");
+
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {name + ".hpp", m.header},
+      {name + ".cpp", m.source},
+      {name + ".report.json", m.report.dump(2) + "\n"},
+      {name + ".report.txt", report::render_text(m.report)},
+      {name + ".memory.svg", report::render_svg(m.report)},
+      {name + ".report.html", report::render_html(m.report)},
+  };
+  std::vector<fs::path> written;
+  auto remove_written = [&] {
+    for (const fs::path& p : written) fs::remove(p, ec);
+  };
+  for (const auto& [file, text] : files) {
+    const fs::path tmp = fs::path(dir) / ("." + file + ".tmp");
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    out.close();
+    written.push_back(tmp);
+    if (!out) {
+      remove_written();
+      throw Error((fs::path(dir) / file).string() + ": cannot write");
+    }
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    fs::rename(written[i], fs::path(dir) / files[i].first, ec);
+    if (ec) {
+      remove_written();
+      throw Error((fs::path(dir) / files[i].first).string() + ": cannot write (" + ec.message() + ")");
+    }
+  }
+}
+
+}  // namespace tightfit::driver

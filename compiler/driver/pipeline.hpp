@@ -1,0 +1,70 @@
+// The compiler as one function: ONNX import -> channels-last schedule -> lifetimes -> memory plan
+// -> C++ emission -> report. Every stage is called here, in order; read this file to follow a
+// model through tightfit.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/ir.hpp"
+#include "plan/planner.hpp"
+#include "schedule/lifetimes.hpp"
+
+namespace tightfit::driver {
+
+// A RAM region of the target, from --max-ram (one region, "arena") or a --memory file.
+struct RegionSpec {
+  std::string name;
+  std::optional<std::uint64_t> capacity;  // none: unbounded
+  std::string section;                    // linker section for its array; empty: plain .bss
+};
+
+// A buffer fixed by the user to a region and an offset.
+struct PinSpec {
+  std::string tensor;
+  std::string region;
+  std::uint64_t offset = 0;
+};
+
+struct CompileOptions {
+  std::string model;                     // the .onnx file
+  std::string name;                      // C++ namespace and file stem of the generated code
+  std::optional<std::uint64_t> max_ram;  // cap of the single arena (ignored with a memory file)
+  std::string memory_file;               // JSON: {"regions": [...], "pins": [...]}
+  std::vector<PinSpec> pins;
+  double time_limit_seconds = 5.0;
+  bool io_in_arena = true;
+  bool pin_batch = false;
+  std::uint32_t alignment = 4;
+  std::string weights_section;           // empty: the toolchain's .rodata
+  std::string arena_section;             // for the single arena; empty: plain .bss
+};
+
+struct CompiledModel {
+  ir::Graph graph;                       // after the channels-last stage: what the code runs
+  schedule::Lifetimes lifetimes;
+  std::vector<RegionSpec> regions;
+  plan::Plan plan;
+  std::uint64_t weights_bytes = 0;       // flash taken by constant data
+  std::string header;                    // NAME.hpp
+  std::string source;                    // NAME.cpp
+  nlohmann::json report;                 // NAME.report.json (docs/report.md)
+};
+
+// Runs every stage. Throws tightfit::Error: exit 1 for bad input, 3 when the model cannot fit under
+// the cap (the message gives the minimum reachable and the tensors that hold it there).
+CompiledModel compile_model(const CompileOptions& options);
+
+// Writes NAME.hpp, NAME.cpp and the report files into `dir`: every file is written to a temporary
+// name first and renamed into place only when all of them were written, so a failure never
+// leaves a new NAME.cpp beside an old NAME.hpp.
+void write_outputs(const CompiledModel& model, const std::string& dir, const std::string& name);
+
+// The model file's stem made a valid C++ identifier: "models/ds-cnn.v2.onnx" -> "ds_cnn_v2".
+std::string default_name(const std::string& model_path);
+
+}  // namespace tightfit::driver

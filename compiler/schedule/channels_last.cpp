@@ -1,0 +1,218 @@
+#include "schedule/channels_last.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "error.hpp"
+
+namespace tightfit::schedule {
+namespace {
+
+using ir::Graph;
+using ir::Layout;
+using ir::Node;
+using ir::OpKind;
+using ir::Tensor;
+using ir::TensorId;
+
+// Logical axis (N, C, H, W) -> its index in memory order (N, H, W, C), and back.
+constexpr std::array<int, 4> kLogicalToMemory = {0, 3, 1, 2};
+constexpr std::array<std::int64_t, 4> kToChannelsLast = {0, 2, 3, 1};  // a Transpose perm, NCHW -> NHWC
+constexpr std::array<std::int64_t, 4> kToChannelsFirst = {0, 3, 1, 2};  // NHWC -> NCHW
+
+bool is_image(const Tensor& t) {
+  return !t.is_constant && t.shape.size() == 4 && t.dtype != ir::DType::Float32;
+}
+
+// NCHW and NHWC put the elements of a [N, C, H, W] tensor in the same order exactly when one
+// channel or one pixel makes the difference vanish.
+bool orders_agree(const std::vector<std::int64_t>& nchw) {
+  return nchw[1] == 1 || nchw[2] * nchw[3] == 1;
+}
+
+std::string where(const Graph& g, const Node& n) {
+  return g.source + ": " + n.name + " (" + n.onnx_op + ")";
+}
+
+// Removes the Quantize on a float graph input and the Dequantize on a float graph output: the
+// integer tensor takes the float one's place at the boundary.
+void take_float_edges_off_schedule(Graph& g) {
+  std::vector<Node> kept;
+  for (Node& n : g.nodes) {
+    if (n.op == OpKind::Quantize) {
+      auto in = std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]);
+      if (in == g.inputs.end())
+        throw Error(where(g, n) + ": QuantizeLinear inside the graph; only a float graph input may be quantized");
+      *in = n.outputs[0];
+      g.tensors[n.outputs[0]].float_at_boundary = true;
+      continue;
+    }
+    if (n.op == OpKind::Dequantize) {
+      auto out = std::find(g.outputs.begin(), g.outputs.end(), n.outputs[0]);
+      if (out == g.outputs.end())
+        throw Error(where(g, n) + ": DequantizeLinear inside the graph; only a graph output may be dequantized");
+      *out = n.inputs[0];
+      g.tensors[n.inputs[0]].float_at_boundary = true;
+      continue;
+    }
+    kept.push_back(std::move(n));
+  }
+  g.nodes = std::move(kept);
+}
+
+// A new activation tensor in ONNX's order, for a Transpose inserted around a Reshape.
+TensorId add_logical_copy(Graph& g, TensorId of, const std::string& suffix) {
+  Tensor t = g.tensors[of];
+  t.name += suffix;
+  t.float_at_boundary = false;
+  g.tensors.push_back(std::move(t));
+  return static_cast<TensorId>(g.tensors.size() - 1);
+}
+
+Node make_transpose(const Graph& g, const std::string& name, TensorId in, TensorId out,
+                    const std::array<std::int64_t, 4>& perm) {
+  Node t;
+  t.name = name;
+  t.onnx_op = "Transpose (layout)";
+  t.op = OpKind::Transpose;
+  t.inputs = {in};
+  t.outputs = {out};
+  t.attrs.perm.assign(perm.begin(), perm.end());
+  const bool is_unsigned = g.tensors[in].dtype == ir::DType::UInt8;
+  t.attrs.act_min = is_unsigned ? 0 : -128;
+  t.attrs.act_max = is_unsigned ? 255 : 127;
+  return t;
+}
+
+// Permutes a constant operand of an elementwise op (broadcast against an image) to NHWC.
+void constant_to_channels_last(Tensor& t) {
+  const int missing_axes = static_cast<int>(4 - t.shape.size());
+  std::vector<std::int64_t> nchw = t.shape;
+  while (nchw.size() < 4) nchw.insert(nchw.begin(), 1);  // numpy broadcasting aligns on the right
+  const std::int64_t n = nchw[0], c = nchw[1], h = nchw[2], w = nchw[3];
+  const std::size_t es = ir::dtype_size(t.dtype);
+  std::vector<std::uint8_t> out(t.data.size());
+  for (std::int64_t in = 0; in < n; ++in)
+    for (std::int64_t ic = 0; ic < c; ++ic)
+      for (std::int64_t ih = 0; ih < h; ++ih)
+        for (std::int64_t iw = 0; iw < w; ++iw) {
+          const std::int64_t src = ((in * c + ic) * h + ih) * w + iw;
+          const std::int64_t dst = ((in * h + ih) * w + iw) * c + ic;
+          std::memcpy(&out[dst * es], &t.data[src * es], es);
+        }
+  t.data = std::move(out);
+  t.shape = {n, h, w, c};
+  t.layout = Layout::ChannelsLast;
+  if (t.quant.per_channel()) t.quant.axis = kLogicalToMemory[t.quant.axis + missing_axes];
+}
+
+// The permutation of memory axes that a logical Transpose becomes when its operands' layouts are
+// known: output memory axis i reads input memory axis p[i].
+std::vector<std::int64_t> memory_perm(const std::vector<std::int64_t>& logical_perm, bool in_cl, bool out_cl) {
+  const std::size_t rank = logical_perm.size();
+  std::vector<std::int64_t> p(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    // Memory axis i of a channels-last tensor holds logical axis (N, H, W, C)[i].
+    const std::size_t out_logical = out_cl ? static_cast<std::size_t>(kToChannelsLast[i]) : i;
+    const std::int64_t in_logical = logical_perm[out_logical];
+    p[i] = in_cl ? kLogicalToMemory[in_logical] : in_logical;
+  }
+  return p;
+}
+
+bool is_identity(const std::vector<std::int64_t>& perm) {
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<std::int64_t>(i)) return false;
+  return true;
+}
+
+}  // namespace
+
+void to_channels_last(Graph& g) {
+  take_float_edges_off_schedule(g);
+
+  // Decide first, on the logical shapes; rewrite shapes at the end.
+  std::vector<bool> cl(g.tensors.size(), false);
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) cl[i] = is_image(g.tensors[i]);
+  auto is_cl = [&](TensorId id) { return id != ir::kNoTensor && id < static_cast<TensorId>(cl.size()) && cl[id]; };
+
+  std::vector<Node> nodes;
+  for (Node& n : g.nodes) {
+    const bool in_cl = !n.inputs.empty() && is_cl(n.inputs[0]);
+    const bool out_cl = !n.outputs.empty() && is_cl(n.outputs[0]);
+    switch (n.op) {
+      case OpKind::Concat:
+      case OpKind::Softmax:
+        if (out_cl) n.attrs.axis = kLogicalToMemory[n.attrs.axis];
+        break;
+      case OpKind::Pad:
+        if (out_cl) {
+          const auto& p = n.attrs.pads;  // [begin N, C, H, W, end N, C, H, W]
+          n.attrs.pads = {p[0], p[2], p[3], p[1], p[4], p[6], p[7], p[5]};
+        }
+        break;
+      case OpKind::Resize:
+        if (out_cl) {
+          const auto& s = n.attrs.scales;
+          n.attrs.scales = {s[0], s[2], s[3], s[1]};
+        }
+        break;
+      case OpKind::Add:
+      case OpKind::Mul:
+        if (out_cl) {
+          for (TensorId id : n.inputs) {
+            Tensor& t = g.tensors[id];
+            if (t.is_constant) {
+              if (t.layout != Layout::ChannelsLast) constant_to_channels_last(t);
+            } else if (!cl[id]) {
+              throw Error(where(g, n) + ": broadcasting a " + std::to_string(t.shape.size()) +
+                          "-D activation onto a 4-D one is not supported");
+            }
+          }
+        }
+        break;
+      case OpKind::Transpose: {
+        n.attrs.perm = memory_perm(n.attrs.perm, in_cl, out_cl);
+        if (is_identity(n.attrs.perm)) n.op = OpKind::Reshape;  // nothing moves: a view
+        break;
+      }
+      case OpKind::Reshape: {
+        // add_logical_copy grows g.tensors: no references into it are held across these calls.
+        if (in_cl && !orders_agree(g.tensors[n.inputs[0]].shape)) {
+          const TensorId logical = add_logical_copy(g, n.inputs[0], ":nchw");
+          cl.push_back(false);
+          nodes.push_back(make_transpose(g, n.name + ":to_nchw", n.inputs[0], logical, kToChannelsFirst));
+          n.inputs[0] = logical;
+        }
+        if (out_cl && !orders_agree(g.tensors[n.outputs[0]].shape)) {
+          const TensorId final_out = n.outputs[0];
+          const TensorId logical = add_logical_copy(g, final_out, ":nchw");
+          cl.push_back(false);
+          n.outputs[0] = logical;
+          nodes.push_back(n);
+          nodes.push_back(make_transpose(g, n.name + ":to_nhwc", logical, final_out, kToChannelsLast));
+          continue;
+        }
+        break;
+      }
+      case OpKind::FullyConnected:
+        if (in_cl) throw Error(where(g, n) + ": a fully connected layer on a 4-D input is not supported");
+        break;
+      default:
+        break;  // convolutions, pools and elementwise ops take NHWC as it comes
+    }
+    nodes.push_back(std::move(n));
+  }
+  g.nodes = std::move(nodes);
+
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) {
+    if (!cl[i]) continue;
+    Tensor& t = g.tensors[i];
+    t.shape = {t.shape[0], t.shape[2], t.shape[3], t.shape[1]};
+    t.layout = Layout::ChannelsLast;
+  }
+}
+
+}  // namespace tightfit::schedule

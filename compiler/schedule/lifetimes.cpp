@@ -1,0 +1,89 @@
+#include "schedule/lifetimes.hpp"
+
+#include <algorithm>
+
+namespace tightfit::schedule {
+
+std::vector<ir::TensorId> view_roots(const ir::Graph& g) {
+  std::vector<ir::TensorId> root(g.tensors.size());
+  for (std::size_t i = 0; i < root.size(); ++i) root[i] = static_cast<ir::TensorId>(i);
+  for (const ir::Node& n : g.nodes)  // schedule order: a view's input already has its root
+    if (n.op == ir::OpKind::Reshape) root[n.outputs[0]] = root[n.inputs[0]];
+  return root;
+}
+
+Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_t(const ir::Node&)>& scratch_bytes,
+                            const LifetimeOptions& options) {
+  const int last_step = std::max<int>(0, static_cast<int>(g.nodes.size()) - 1);
+  const std::vector<ir::TensorId> root = view_roots(g);
+
+  // Live interval and traffic (bytes read + written) per root tensor; first > last means unused.
+  const std::size_t count = g.tensors.size();
+  std::vector<int> first(count, last_step + 1), last(count, -1);
+  std::vector<std::uint64_t> traffic(count, 0);
+  auto touch = [&](ir::TensorId t, int step) {
+    const ir::TensorId r = root[t];
+    first[r] = std::min(first[r], step);
+    last[r] = std::max(last[r], step);
+    traffic[r] += static_cast<std::uint64_t>(g.tensors[t].bytes());
+  };
+  for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
+    const ir::Node& n = g.nodes[step];
+    if (n.op == ir::OpKind::Reshape) {  // a view moves no bytes, but keeps its source alive
+      last[root[n.inputs[0]]] = std::max(last[root[n.inputs[0]]], step);
+      continue;
+    }
+    for (ir::TensorId t : n.inputs)
+      if (t != ir::kNoTensor && !g.tensors[t].is_constant) touch(t, step);
+    for (ir::TensorId t : n.outputs) touch(t, step);
+  }
+  std::vector<bool> at_boundary(count, false);
+  for (ir::TensorId t : g.inputs) {
+    first[root[t]] = 0;
+    last[root[t]] = std::max(last[root[t]], 0);
+    at_boundary[root[t]] = true;
+  }
+  for (ir::TensorId t : g.outputs) {
+    first[root[t]] = std::min(first[root[t]], last_step);
+    last[root[t]] = last_step;
+    at_boundary[root[t]] = true;
+  }
+
+  Lifetimes result;
+  result.tensor_buffer.assign(count, -1);
+  result.node_scratch.assign(g.nodes.size(), -1);
+  auto add_buffer = [&](const std::string& name, std::uint64_t size, int from, int to, std::uint64_t bytes_moved) {
+    plan::Buffer b;
+    b.name = name;
+    b.size = size;
+    b.alignment = options.alignment;
+    b.first_step = from;
+    b.last_step = to;
+    b.traffic = bytes_moved;
+    result.problem.buffers.push_back(std::move(b));
+    return static_cast<int>(result.problem.buffers.size() - 1);
+  };
+
+  for (std::size_t t = 0; t < count; ++t) {
+    const ir::Tensor& tensor = g.tensors[t];
+    if (tensor.is_constant || root[t] != static_cast<ir::TensorId>(t) || first[t] > last[t]) continue;
+    if (at_boundary[t] && !options.io_in_arena) continue;
+    const int b = add_buffer(tensor.name, static_cast<std::uint64_t>(tensor.bytes()), first[t], last[t], traffic[t]);
+    result.buffer_tensor.push_back(static_cast<ir::TensorId>(t));
+    result.buffer_scratch_node.push_back(-1);
+    result.tensor_buffer[t] = b;
+  }
+  for (std::size_t t = 0; t < count; ++t)
+    if (root[t] != static_cast<ir::TensorId>(t)) result.tensor_buffer[t] = result.tensor_buffer[root[t]];
+
+  for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
+    const std::uint64_t bytes = scratch_bytes(g.nodes[step]);
+    if (bytes == 0) continue;
+    result.node_scratch[step] = add_buffer(g.nodes[step].name + ":scratch", bytes, step, step, 2 * bytes);
+    result.buffer_tensor.push_back(ir::kNoTensor);
+    result.buffer_scratch_node.push_back(step);
+  }
+  return result;
+}
+
+}  // namespace tightfit::schedule

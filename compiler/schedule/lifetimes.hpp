@@ -1,0 +1,44 @@
+// From the scheduled graph to the planner's problem: one buffer per tensor that needs memory,
+// live from the step that writes it to the last step that reads it.
+//
+// The schedule is the node order: step i runs node i. Graph inputs are live from step 0 and graph
+// outputs to the last step. A Reshape (view) writes nothing: its output shares its input's buffer,
+// which then lives until the last reader of either. A kernel's scratch buffer lives only during
+// its own step.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "ir/ir.hpp"
+#include "plan/planner.hpp"
+
+namespace tightfit::schedule {
+
+struct LifetimeOptions {
+  std::uint32_t alignment = 4;  // bytes; every buffer's offset is a multiple of it
+  bool io_in_arena = true;      // false: graph inputs and outputs live in buffers the user owns
+};
+
+struct Lifetimes {
+  plan::Problem problem;  // buffers only: the caller adds the regions
+  // What each buffer of problem.buffers holds: a tensor (the root of its views), or, for a
+  // scratch buffer, kNoTensor and the node whose step it serves.
+  std::vector<ir::TensorId> buffer_tensor;
+  std::vector<int> buffer_scratch_node;
+  // For every tensor: the index of the buffer that holds it, or -1 (constants, and graph
+  // inputs/outputs when they live outside the arena).
+  std::vector<int> tensor_buffer;
+  // For every node: its scratch buffer's index, or -1.
+  std::vector<int> node_scratch;
+};
+
+// scratch_bytes(node) gives the bytes of scratch memory the node's kernel needs (0 for none).
+Lifetimes compute_lifetimes(const ir::Graph& graph, const std::function<std::uint64_t(const ir::Node&)>& scratch_bytes,
+                            const LifetimeOptions& options);
+
+// The tensor a view reads through to: follows Reshape nodes back to the tensor that owns the bytes.
+std::vector<ir::TensorId> view_roots(const ir::Graph& graph);
+
+}  // namespace tightfit::schedule
