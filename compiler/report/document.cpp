@@ -1,0 +1,113 @@
+#include "report/document.hpp"
+
+#include <algorithm>
+
+#include "error.hpp"
+#include "report/report.hpp"
+
+namespace tightfit::report {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+std::optional<T> optional_value(const json& value) {
+  if (value.is_null()) return std::nullopt;
+  return value.get<T>();
+}
+
+Step read_step(const json& j) {
+  Step s;
+  s.step = j.at("step").get<std::uint64_t>();
+  s.node = j.at("node").get<std::string>();
+  s.op = j.at("op").get<std::string>();
+  s.onnx_op = j.at("onnx_op").get<std::string>();
+  s.output_shape = j.at("output_shape").get<std::vector<std::uint64_t>>();
+  s.macs = j.at("macs").get<std::uint64_t>();
+  s.live_bytes = j.at("live_bytes").get<std::uint64_t>();
+  s.scratch_bytes = j.at("scratch_bytes").get<std::uint64_t>();
+  s.live_tensors = j.at("live_tensors").get<std::vector<std::string>>();
+  return s;
+}
+
+Buffer read_buffer(const json& j) {
+  Buffer b;
+  b.tensor = j.at("tensor").get<std::string>();
+  b.size = j.at("size").get<std::uint64_t>();
+  b.offset = optional_value<std::uint64_t>(j.at("offset"));
+  b.region = j.at("region").get<std::string>();
+  b.first_step = j.at("first_step").get<std::uint64_t>();
+  b.last_step = j.at("last_step").get<std::uint64_t>();
+  b.kind = j.at("kind").get<std::string>();
+  b.producer = optional_value<std::string>(j.at("producer"));
+  b.op = optional_value<std::string>(j.at("op"));
+  return b;
+}
+
+}  // namespace
+
+const Buffer* Document::find_buffer(const std::string& tensor) const {
+  for (const auto& b : buffers) {
+    if (b.tensor == tensor) return &b;
+  }
+  return nullptr;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> Document::live_by_size(const Step& step) const {
+  std::vector<std::pair<std::uint64_t, std::string>> sized;
+  for (const auto& name : step.live_tensors) {
+    const Buffer* b = find_buffer(name);
+    sized.emplace_back(b ? b->size : 0, name);
+  }
+  std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return sized;
+}
+
+std::size_t Document::region_index(const std::string& region_name) const {
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    if (regions[i].name == region_name) return i;
+  }
+  return regions.size();
+}
+
+Document read_document(const json& report) {
+  const auto problems = check_report(report);
+  if (!problems.empty()) {
+    const std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
+    throw Error("not a valid tightfit report: " + problems.front() + more);
+  }
+  Document d;
+  d.tool = report.at("tool").get<std::string>();
+  d.model = report.at("model").get<std::string>();
+  d.name = report.at("name").get<std::string>();
+  d.status = report.at("status").get<std::string>();
+  d.arena_bytes = report.at("arena_bytes").get<std::uint64_t>();
+  d.lower_bound_bytes = report.at("lower_bound_bytes").get<std::uint64_t>();
+  d.gap_bytes = report.at("gap_bytes").get<std::uint64_t>();
+  d.cap_bytes = optional_value<std::uint64_t>(report.at("cap_bytes"));
+  d.weights_bytes = report.at("weights_bytes").get<std::uint64_t>();
+  d.io_in_arena = report.at("io_in_arena").get<bool>();
+  d.planner_time_ms = report.at("planner").at("time_ms").get<double>();
+  d.planner_time_limit_s = report.at("planner").at("time_limit_s").get<double>();
+  for (const auto& r : report.at("regions")) {
+    d.regions.push_back({r.at("name").get<std::string>(), optional_value<std::uint64_t>(r.at("capacity")),
+                         r.at("peak").get<std::uint64_t>(), r.at("lower_bound").get<std::uint64_t>(),
+                         r.at("status").get<std::string>()});
+  }
+  const json& flash = report.at("flash");
+  d.flash_weights_bytes = flash.at("weights_bytes").get<std::uint64_t>();
+  d.flash_schedule_bytes = flash.at("schedule_bytes").get<std::uint64_t>();
+  d.flash_code_estimate_bytes = flash.at("code_estimate_bytes").get<std::uint64_t>();
+  d.greedy_by_size_bytes = report.at("comparisons").at("greedy_by_size_bytes").get<std::uint64_t>();
+  d.no_reuse_bytes = report.at("comparisons").at("no_reuse_bytes").get<std::uint64_t>();
+  for (const auto& s : report.at("steps")) d.steps.push_back(read_step(s));
+  d.peak_steps = report.at("peak_steps").get<std::vector<std::uint64_t>>();
+  for (const auto& b : report.at("buffers")) d.buffers.push_back(read_buffer(b));
+  if (const json& f = report.at("failure"); !f.is_null()) {
+    d.failure = Failure{f.at("cap_bytes").get<std::uint64_t>(), f.at("minimum_bytes").get<std::uint64_t>(),
+                        f.at("peak_step").get<std::uint64_t>(), f.at("tensors").get<std::vector<std::string>>()};
+  }
+  return d;
+}
+
+}  // namespace tightfit::report

@@ -1,0 +1,69 @@
+// The report document as the views read it: typed fields instead of JSON lookups, read once
+// from a report that check_report() accepted.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tightfit::report {
+
+struct Region {
+  std::string name;
+  std::optional<std::uint64_t> capacity;  // none: the region has no size limit
+  std::uint64_t peak = 0;
+  std::uint64_t lower_bound = 0;
+  std::string status;
+};
+
+struct Step {
+  std::uint64_t step = 0;
+  std::string node, op, onnx_op;
+  std::vector<std::uint64_t> output_shape;
+  std::uint64_t macs = 0, live_bytes = 0, scratch_bytes = 0;
+  std::vector<std::string> live_tensors;
+};
+
+struct Buffer {
+  std::string tensor;
+  std::uint64_t size = 0;
+  std::optional<std::uint64_t> offset;  // none: not placed (an infeasible plan)
+  std::string region;
+  std::uint64_t first_step = 0, last_step = 0;  // inclusive
+  std::string kind;                             // input, output, activation or scratch
+  std::optional<std::string> producer, op;      // none for graph inputs
+};
+
+struct Failure {
+  std::uint64_t cap_bytes = 0, minimum_bytes = 0, peak_step = 0;
+  std::vector<std::string> tensors;
+};
+
+struct Document {
+  std::string tool, model, name, status;
+  std::uint64_t arena_bytes = 0, lower_bound_bytes = 0, gap_bytes = 0, weights_bytes = 0;
+  std::optional<std::uint64_t> cap_bytes;
+  bool io_in_arena = true;
+  double planner_time_ms = 0, planner_time_limit_s = 0;
+  std::vector<Region> regions;
+  std::uint64_t flash_weights_bytes = 0, flash_schedule_bytes = 0, flash_code_estimate_bytes = 0;
+  std::uint64_t greedy_by_size_bytes = 0, no_reuse_bytes = 0;
+  std::vector<Step> steps;
+  std::vector<std::uint64_t> peak_steps;
+  std::vector<Buffer> buffers;
+  std::optional<Failure> failure;
+
+  std::uint64_t flash_bytes() const { return flash_weights_bytes + flash_schedule_bytes + flash_code_estimate_bytes; }
+  const Buffer* find_buffer(const std::string& tensor) const;
+  // The tensors live at `step` with their sizes (0 for a name that is no buffer), biggest first.
+  std::vector<std::pair<std::uint64_t, std::string>> live_by_size(const Step& step) const;
+  std::size_t region_index(const std::string& name) const;  // regions.size() when unknown
+};
+
+// Checks `report` (throwing tightfit::Error with the first violation) and reads it.
+Document read_document(const nlohmann::json& report);
+
+}  // namespace tightfit::report

@@ -1,0 +1,228 @@
+// The text view: what `tightfit compile` prints and writes to NAME.report.txt. Exact byte counts
+// (the JSON's numbers, so a reader can check one against the other) with KiB beside them for
+// people; at most kWidth columns; ASCII only.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/document.hpp"
+#include "report/report.hpp"
+#include "report/units.hpp"
+
+namespace tightfit::report {
+namespace {
+
+constexpr std::size_t kWidth = 100;
+
+std::size_t digits(std::uint64_t value) { return fmt::formatted_size("{}", value); }
+
+// "name size" for each tensor live at a step, biggest first.
+std::vector<std::string> live_items(const Document& d, const Step& step) {
+  std::vector<std::string> items;
+  for (const auto& [size, name] : d.live_by_size(step)) items.push_back(size ? fmt::format("{} {}", name, size) : name);
+  return items;
+}
+
+// Items joined by ", " and wrapped into lines of at most kWidth columns, each starting with `indent`.
+std::string wrap(const std::vector<std::string>& items, const std::string& indent) {
+  std::string out, line = indent;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string item = fit(items[i], kWidth - indent.size() - 1) + (i + 1 < items.size() ? "," : "");
+    if (line.size() > indent.size() && line.size() + 1 + item.size() > kWidth) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.size() > indent.size() ? " " : "") + item;
+  }
+  return out + line + "\n";
+}
+
+// `names` joined by ", " in lines of at most `width` columns, at most `max_lines` of them; what
+// does not fit is counted as "+N" at the end.
+std::vector<std::string> fit_list(const std::vector<std::string>& names, std::size_t width, std::size_t max_lines) {
+  std::vector<std::string> lines(1);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const bool last_name = i + 1 == names.size();
+    const std::string item = fit(names[i], width - 4) + (last_name ? "" : ",");
+    const std::string joined = lines.back().empty() ? item : lines.back() + " " + item;
+    // On the last allowed line, keep room for " +N" unless this is the last name.
+    const std::size_t room = lines.size() == max_lines && !last_name ? width - fmt::formatted_size(" +{}", names.size() - i) : width;
+    if (joined.size() <= room) {
+      lines.back() = joined;
+    } else if (lines.size() < max_lines && !lines.back().empty()) {
+      lines.push_back(item);
+    } else {
+      lines.back() += fmt::format(" +{}", names.size() - i);
+      break;
+    }
+  }
+  return lines;
+}
+
+std::string status_phrase(const Document& d) {
+  if (d.status == "infeasible") return "infeasible: no plan fits under the cap";
+  if (d.gap_bytes == 0) return fmt::format("{}: equals the lower bound", d.status);
+  if (d.status == "optimal") {
+    return fmt::format("optimal, proven by search ({} B above the live-bytes lower bound, which no plan reaches)",
+                       d.gap_bytes);
+  }
+  return fmt::format("feasible: at most {} B ({:.1f}%) above the optimum, the time limit ended the search",
+                     d.gap_bytes, percent_of(d.gap_bytes, d.arena_bytes));
+}
+
+std::string step_name(const Document& d, std::uint64_t step) {
+  const Step& s = d.steps.at(step);
+  return fmt::format("step {} ({}, {})", step, s.node, s.op);
+}
+
+std::string header(const Document& d) {
+  std::string out = fit(fmt::format("tightfit memory report: {}", d.name), kWidth) + "\n";
+  out += fit(fmt::format("  model {}; {}; planned in {:.1f} ms (time limit {:g} s)", d.model, d.tool, d.planner_time_ms,
+                         d.planner_time_limit_s),
+             kWidth) +
+         "\n\n";
+  return out;
+}
+
+std::string failure_section(const Document& d) {
+  if (!d.failure) return "";
+  const Failure& f = *d.failure;
+  std::string out = fmt::format("DOES NOT FIT: cap {} B ({}), minimum reachable {} B ({}), {} B over\n", f.cap_bytes,
+                                human_bytes(f.cap_bytes), f.minimum_bytes, human_bytes(f.minimum_bytes),
+                                f.minimum_bytes > f.cap_bytes ? f.minimum_bytes - f.cap_bytes : 0);
+  out += fit(fmt::format("  bottleneck: {}, where these tensors are live together:", step_name(d, f.peak_step)), kWidth) +
+         "\n";
+  std::vector<std::string> items;
+  for (const auto& name : f.tensors) {
+    const Buffer* b = d.find_buffer(name);
+    items.push_back(b ? fmt::format("{} {}", name, b->size) : name);
+  }
+  out += wrap(items, "    ");
+  out += fmt::format("  to fit: a cap of at least {} B, or smaller tensors at step {}\n\n", f.minimum_bytes, f.peak_step);
+  return out;
+}
+
+std::string ram_section(const Document& d) {
+  std::string out = fit(fmt::format("RAM    {} B ({}) in {} region{}, {}", d.arena_bytes, human_bytes(d.arena_bytes),
+                                    d.regions.size(), d.regions.size() == 1 ? "" : "s", status_phrase(d)),
+                        kWidth) +
+                    "\n";
+  out += d.io_in_arena ? "       the model's inputs and outputs are inside the arena\n"
+                       : "       the model's inputs and outputs are outside the arena: the caller owns them\n";
+  out += fmt::format("  {:<16} {:>10} {:>10} {:>12} {:>8}  {}\n", "region", "capacity", "peak", "lower bound", "gap",
+                     "status");
+  for (const auto& r : d.regions) {
+    out += fmt::format("  {:<16} {:>10} {:>10} {:>12} {:>8}  {}\n", fit(r.name, 16),
+                       r.capacity ? std::to_string(*r.capacity) : "-", r.peak, r.lower_bound, r.peak - r.lower_bound,
+                       r.status);
+  }
+  if (d.regions.size() > 1) {
+    out += fmt::format("  {:<16} {:>10} {:>10} {:>12} {:>8}\n", "all regions", "", d.arena_bytes, d.lower_bound_bytes,
+                       d.gap_bytes);
+  }
+  if (!d.cap_bytes) {
+    out += "  cap: none (no --max-ram)\n";
+  } else if (d.status == "infeasible") {
+    out += fmt::format("  cap: {} B ({}), too small: see above\n", *d.cap_bytes, human_bytes(*d.cap_bytes));
+  } else {
+    const auto spare = *d.cap_bytes - d.arena_bytes;
+    out += fmt::format("  cap: {} B ({}), {} B ({:.1f}%) to spare\n", *d.cap_bytes, human_bytes(*d.cap_bytes), spare,
+                       percent_of(spare, *d.cap_bytes));
+  }
+  return out;
+}
+
+std::string flash_section(const Document& d) {
+  return fmt::format("Flash  {} B ({}) = weights {} + code (estimate) {} + schedule {}\n\n", d.flash_bytes(),
+                     human_bytes(d.flash_bytes()), d.flash_weights_bytes, d.flash_code_estimate_bytes,
+                     d.flash_schedule_bytes);
+}
+
+std::string savings_section(const Document& d) {
+  if (d.status == "infeasible") return "";
+  auto saving = [&](std::uint64_t other) {
+    if (other <= d.arena_bytes) return std::string("no saving");
+    return fmt::format("{} B ({:.1f}%)", other - d.arena_bytes, percent_of(other - d.arena_bytes, other));
+  };
+  std::string out = fmt::format("{:<40}{:>10}   {}\n", "Other planners, same schedule", "bytes", "tightfit saves");
+  out += fmt::format("  {:<38}{:>10}\n", "tightfit (this plan)", d.arena_bytes);
+  out += fmt::format("  {:<38}{:>10}   {}\n", "greedy by size (TFLite Micro)", d.greedy_by_size_bytes,
+                     saving(d.greedy_by_size_bytes));
+  out += fmt::format("  {:<38}{:>10}   {}\n\n", "no reuse (each tensor its own slot)", d.no_reuse_bytes,
+                     saving(d.no_reuse_bytes));
+  return out;
+}
+
+std::string peak_section(const Document& d) {
+  if (d.peak_steps.empty()) return "";
+  constexpr std::size_t kShown = 3;  // a flat peak can span many steps; their live sets repeat
+  const Step& first = d.steps.at(d.peak_steps.front());
+  std::string steps_text;
+  for (std::size_t i = 0; i < std::min(kShown, d.peak_steps.size()); ++i) {
+    steps_text += (i ? ", " : "") + std::to_string(d.peak_steps[i]);
+  }
+  if (d.peak_steps.size() > kShown) steps_text += fmt::format(" and {} more", d.peak_steps.size() - kShown);
+  std::string out = fit(fmt::format("Peak   {} B live at step{} {}; the tensors live there set it:", first.live_bytes,
+                                    d.peak_steps.size() == 1 ? "" : "s", steps_text),
+                        kWidth) +
+                    "\n";
+  for (std::size_t i = 0; i < std::min(kShown, d.peak_steps.size()); ++i) {
+    const Step& s = d.steps.at(d.peak_steps[i]);
+    out += fit(fmt::format("  {}: {} B", step_name(d, s.step), s.live_bytes), kWidth) + "\n";
+    out += wrap(live_items(d, s), "    ");
+  }
+  return out + "\n";
+}
+
+std::string layer_table(const Document& d) {
+  std::size_t w_node = 4, w_op = 2, w_shape = 12, w_macs = 4, w_live = 4;
+  for (const auto& s : d.steps) {
+    w_node = std::max(w_node, s.node.size());
+    w_op = std::max(w_op, s.op.size());
+    w_shape = std::max(w_shape, shape_text(s.output_shape).size());
+    w_macs = std::max(w_macs, digits(s.macs));
+    w_live = std::max(w_live, digits(s.live_bytes));
+  }
+  w_node = std::min<std::size_t>(w_node, 16);
+  w_op = std::min<std::size_t>(w_op, 14);
+  w_shape = std::min<std::size_t>(w_shape, 16);
+  const std::size_t w_step = std::max<std::size_t>(4, digits(d.steps.empty() ? 0 : d.steps.size() - 1) + 1);
+  const std::size_t w_scratch = 7;
+  const std::size_t used = w_step + w_node + w_op + w_shape + w_macs + w_live + w_scratch + 2 * 7;
+  const std::size_t w_tensors = kWidth > used + 12 ? kWidth - used : 12;
+
+  std::string out = "Layers (* peak step; live: bytes of every tensor live during the step, scratch included)\n";
+  auto row = [&](const std::string& step, const std::string& node, const std::string& op, const std::string& shape,
+                 const std::string& macs, const std::string& live, const std::string& scratch,
+                 const std::string& tensors) {
+    std::string line = fmt::format("{:>{}}  {:<{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}", step, w_step,
+                                   fit(node, w_node), w_node, fit(op, w_op), w_op, fit(shape, w_shape), w_shape, macs,
+                                   w_macs, live, w_live, scratch, w_scratch, tensors);
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  };
+  // A short schedule shows every live tensor (wrapping under the column); a long one keeps to
+  // one line per step and counts the rest.
+  const std::size_t max_lines = d.steps.size() <= 40 ? 3 : 1;
+  row("step", "node", "op", "output shape", "MACs", "live", "scratch", "tensors live");
+  for (const auto& s : d.steps) {
+    const bool peak = std::find(d.peak_steps.begin(), d.peak_steps.end(), s.step) != d.peak_steps.end();
+    std::vector<std::string> names;
+    for (const auto& sized : d.live_by_size(s)) names.push_back(sized.second);
+    const auto tensor_lines = fit_list(names, w_tensors, max_lines);
+    row(fmt::format("{}{}", s.step, peak ? "*" : " "), s.node, s.op, shape_text(s.output_shape), std::to_string(s.macs),
+        std::to_string(s.live_bytes), std::to_string(s.scratch_bytes), tensor_lines.front());
+    for (std::size_t i = 1; i < tensor_lines.size(); ++i) out += std::string(used, ' ') + tensor_lines[i] + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const nlohmann::json& report) {
+  const Document d = read_document(report);
+  return header(d) + failure_section(d) + ram_section(d) + flash_section(d) + savings_section(d) + peak_section(d) +
+         layer_table(d);
+}
+
+}  // namespace tightfit::report
