@@ -7,6 +7,8 @@
 #include "cli/commands.hpp"
 #include "cli/compile_options.hpp"
 #include "driver/pipeline.hpp"
+#include "error.hpp"
+#include "plan/csv.hpp"
 #include "report/report.hpp"
 
 namespace tightfit {
@@ -17,12 +19,18 @@ void add_compile_command(CLI::App& app) {
   add_compile_options(*cmd, *options);
   auto out_dir = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
+  auto plan_csv = std::make_shared<std::string>();
   cmd->add_option("-o,--output-dir", *out_dir, "Folder for NAME.hpp, NAME.cpp and the report files")->required();
   cmd->add_flag("-q,--quiet", *quiet, "Print nothing on success");
-  cmd->callback([options, out_dir, quiet] {
+  cmd->add_option("--plan-csv", *plan_csv,
+                  "Also write the buffers and their offsets in MiniMalloc's CSV format (one region only)");
+  cmd->callback([options, out_dir, quiet, plan_csv] {
     const driver::CompileOptions compile = finish_compile_options(*options);
     const driver::CompiledModel model = driver::compile_model(compile);
+    if (!plan_csv->empty() && model.regions.size() != 1)
+      throw Error("--plan-csv: the CSV format has no regions; it needs a single-region plan", kExitUsage);
     driver::write_outputs(model, *out_dir, compile.name);
+    if (!plan_csv->empty()) plan::write_csv(*plan_csv, model.lifetimes.problem.buffers, model.plan);
     if (*quiet) return;
     fmt::print("{}", report::render_text(model.report));
     fmt::print("wrote {0}/{1}.hpp {0}/{1}.cpp and {0}/{1}.report.{{txt,json,html}} {0}/{1}.memory.svg\n", *out_dir,

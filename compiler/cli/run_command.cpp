@@ -1,11 +1,16 @@
 // `tightfit run MODEL.onnx --input x.npy --output-dir DIR`: compiles the model, builds the generated
 // code with the host C++ compiler against runtime/, runs it on the inputs and writes the outputs as
 // .npy, in the order of the model's outputs. This is how a user checks a compiled model before
-// flashing it.
+// flashing it. With --target BOARD the same model runs as firmware on an emulated Cortex-M in
+// qemu-system-arm instead, and the measured flash, RAM and instructions are printed.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,8 +23,10 @@
 #include "error.hpp"
 #include "util/npy.hpp"
 
-#ifndef TIGHTFIT_RUNTIME_DIR
-#error "TIGHTFIT_RUNTIME_DIR must be defined by the build"
+#include <tightfit/numerics.hpp>
+
+#ifndef TIGHTFIT_SOURCE_DIR
+#error "TIGHTFIT_SOURCE_DIR must be defined by the build"
 #endif
 
 namespace tightfit {
@@ -32,7 +39,16 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::string output_dir;
   std::string build_dir;  // empty: a temporary folder, removed afterwards
+  std::string target;     // empty: the host; else a board of firmware/boards
+  int timeout_seconds = 600;
 };
+
+// The boards `--target` knows: firmware/boards/<board>, its core and QEMU machine.
+struct Board {
+  const char* name;
+  const char* core;
+};
+constexpr Board kBoards[] = {{"mps2-an386", "cortex-m4"}, {"mps2-an500", "cortex-m7"}};
 
 std::string npy_dtype(ir::DType t) {
   switch (t) {
@@ -181,7 +197,131 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
   return s;
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
+
+// The root of tightfit's sources: runtime/, cmake/ and firmware/ (TIGHTFIT_SOURCE_DIR overrides).
+fs::path source_dir() {
+  const char* env = std::getenv("TIGHTFIT_SOURCE_DIR");
+  const fs::path root = env ? env : TIGHTFIT_SOURCE_DIR;
+  if (!fs::exists(root / "runtime" / "include" / "tightfit" / "kernels.hpp"))
+    throw Error("run: tightfit's runtime is not in " + root.string() + " (set TIGHTFIT_SOURCE_DIR)");
+  return root;
+}
+
+// Runs a shell command with its output in `log`; on failure throws the log's first error line.
+void run_logged(const std::string& command, const fs::path& log, const std::string& what) {
+  if (std::system((command + " > " + shell_quoted(log.string()) + " 2>&1").c_str()) == 0) return;
+  const std::vector<std::uint8_t> bytes = read_file(log);
+  std::string text(bytes.begin(), bytes.end()), line;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    line = text.substr(at, end - at);
+    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos) break;
+    at = end + 1;
+  }
+  throw Error(fmt::format("run: {} failed: {} (log: {})", what, line, log.string()));
+}
+
+// `--target`: builds firmware/run for the board with the inputs in flash, runs it in QEMU, writes
+// the outputs it prints and shows the figures it measured.
+void run_on_target(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
+                   const fs::path& dir) {
+  const Board* board = nullptr;
+  for (const Board& b : kBoards)
+    if (options.target == b.name) board = &b;
+  if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500)", kExitUsage);
+  if (model.regions.size() != 1 || !compile.io_in_arena)
+    throw Error("run: --target runs single-region models with their inputs and outputs in the arena", kExitUsage);
+
+  const fs::path root = source_dir();
+  std::string inputs, extra;
+  for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
+  if (compile.pin_batch) extra += "--pin-batch;";
+  extra += fmt::format("--time-limit;{};--alignment;{}", compile.time_limit_seconds, compile.alignment);
+  const fs::path build = dir / "firmware";
+  const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
+  const std::string configure = fmt::format(
+      "cmake -S {} -B {} -DCMAKE_TOOLCHAIN_FILE={} -DTIGHTFIT_CORE={} -DTIGHTFIT_BOARD={} -DTIGHTFIT_MODEL={} "
+      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={}",
+      shell_quoted((root / "firmware" / "run").string()), shell_quoted(build.string()),
+      shell_quoted((root / "cmake" / "arm-none-eabi.cmake").string()), board->core, board->name,
+      shell_quoted(fs::absolute(compile.model).string()), shell_quoted(inputs), shell_quoted(fs::read_symlink("/proc/self/exe").string()),
+      max_ram, shell_quoted(extra));
+  run_logged(configure, dir / "configure.log", "configuring the firmware");
+  run_logged(fmt::format("cmake --build {} -j2", shell_quoted(build.string())), dir / "build.log", "building the firmware");
+
+  const fs::path log = dir / "qemu.log";
+  const std::string qemu = fmt::format(
+      "timeout {} qemu-system-arm -M {} -nographic -semihosting-config enable=on,target=native "
+      "-icount shift=0,align=off,sleep=off -kernel {} < /dev/null",
+      options.timeout_seconds, board->name, shell_quoted((build / "tightfit_run.elf").string()));
+  const int status = std::system((qemu + " > " + shell_quoted(log.string()) + " 2>&1").c_str());
+  const std::vector<std::uint8_t> bytes = read_file(log);
+  const std::string text(bytes.begin(), bytes.end());
+  if (status != 0)
+    throw Error(fmt::format("run: the firmware failed in QEMU on {} (exit status {}; log: {})", board->name,
+                            WEXITSTATUS(status), log.string()));
+
+  // "TIGHTFIT output=N ... values=a,b,..." per output (quantized, memory order), then the figures.
+  std::map<std::string, std::string> figures;
+  std::vector<std::vector<std::int32_t>> outputs(model.graph.outputs.size());
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string word;
+    if (!(words >> word) || word != "TIGHTFIT") continue;
+    int output = -1;
+    while (words >> word) {
+      const std::size_t eq = word.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+      if (key == "output") output = std::stoi(value);
+      else if (key == "values" && output >= 0 && output < static_cast<int>(outputs.size())) {
+        std::istringstream numbers(value);
+        for (std::string n; std::getline(numbers, n, ',');) outputs[output].push_back(std::stoi(n));
+      } else if (output < 0) figures[key] = value;
+    }
+  }
+  fs::create_directories(options.output_dir);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const ir::Tensor& t = model.graph.tensors[model.graph.outputs[i]];
+    if (outputs[i].size() != static_cast<std::size_t>(t.elements()))
+      throw Error(fmt::format("run: the firmware printed {} values for output {} '{}', expected {} (log: {})",
+                              outputs[i].size(), i, t.name, t.elements(), log.string()));
+    const auto index = memory_index_of_onnx_order(t);
+    npy::Array a;
+    a.shape = onnx_shape(t);
+    if (t.float_at_boundary) {
+      a.dtype = "f4";
+      a.data.resize(index.size() * 4);
+      for (std::size_t o = 0; o < index.size(); ++o) {
+        const std::int32_t q = outputs[i][static_cast<std::size_t>(index[o])];
+        const float v = t.dtype == ir::DType::Int8
+                            ? tightfit::dequantize_linear(static_cast<std::int8_t>(q), t.quant.scale[0], t.quant.zero_point[0])
+                            : tightfit::dequantize_linear(static_cast<std::uint8_t>(q), t.quant.scale[0], t.quant.zero_point[0]);
+        std::memcpy(&a.data[o * 4], &v, 4);
+      }
+    } else {
+      a.dtype = npy_dtype(t.dtype);
+      for (std::size_t o = 0; o < index.size(); ++o)
+        a.data.push_back(static_cast<std::uint8_t>(outputs[i][static_cast<std::size_t>(index[o])]));
+    }
+    npy::save((fs::path(options.output_dir) / fmt::format("output_{}.npy", i)).string(), a);
+  }
+
+  auto figure = [&](const char* key) { return figures.count(key) ? figures[key] : std::string("?"); };
+  fmt::print("ran {} on {} ({}, QEMU -icount): {} output(s) in {}\n", compile.model, board->name, board->core,
+             outputs.size(), options.output_dir);
+  fmt::print("  flash   {} B: weights {} B, code and constants {} B\n", figure("flash_bytes"),
+             figure("weights_section_bytes"), figure("text_bytes"));
+  fmt::print("  RAM     arena {} B (planned {} B), other .data {} B + .bss {} B, peak stack {} B\n", figure("arena_bytes"),
+             figure("planned_arena_bytes"), figure("data_bytes"), figure("bss_bytes"), figure("stack_peak_bytes"));
+  std::int64_t macs = 0;
+  for (const ir::Node& n : model.graph.nodes) macs += model.graph.macs(n);
+  const std::string instructions = figure("instructions");
+  fmt::print("  speed   {} instructions per inference{}\n", instructions,
+             macs > 0 && instructions != "?" ? fmt::format(", {:.2f} per MAC", std::stod(instructions) / static_cast<double>(macs)) : "");
+}
 
 void run_model(const RunOptions& options) {
   const driver::CompileOptions compile = finish_compile_options(options.compile);
@@ -200,6 +340,8 @@ void run_model(const RunOptions& options) {
     if (!mkdtemp(pattern.data())) throw Error("run: cannot make a temporary folder");
     dir = pattern;
   }
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(dir.string() + ": cannot create the build folder (" + ec.message() + ")");
   struct Cleanup {
     fs::path dir;
     bool active;
@@ -209,29 +351,28 @@ void run_model(const RunOptions& options) {
     }
   } cleanup{dir, temporary};
 
+  if (!options.target.empty()) return run_on_target(options, compile, model, dir);
+
   driver::write_outputs(model, dir.string(), compile.name);
   const std::string harness_source = harness(model, compile.name, compile.io_in_arena);
   write_file(dir / "harness.cpp", harness_source.data(), harness_source.size());
   for (std::size_t i = 0; i < options.inputs.size(); ++i) stage_input(model, i, options.inputs[i], dir);
 
   const char* cxx = std::getenv("CXX");
-  const char* runtime_env = std::getenv("TIGHTFIT_RUNTIME_DIR");
-  const std::string runtime = runtime_env ? runtime_env : TIGHTFIT_RUNTIME_DIR;
-  if (!fs::exists(fs::path(runtime) / "tightfit" / "kernels.hpp"))
-    throw Error("run: the runtime headers are not in " + runtime + " (set TIGHTFIT_RUNTIME_DIR)");
+  const std::string runtime = (source_dir() / "runtime" / "include").string();
   const fs::path program = dir / "model";
   const std::string build = fmt::format(
       "{} -std=c++17 -O2 -ffp-contract=off -fno-fast-math -fno-exceptions -fno-rtti -Wall -Wextra -Werror "
       "-I{} -I{} {} {} -o {} > {} 2>&1",
-      cxx ? cxx : "c++", quoted(runtime), quoted(dir.string()), quoted((dir / (compile.name + ".cpp")).string()),
-      quoted((dir / "harness.cpp").string()), quoted(program.string()), quoted((dir / "build.log").string()));
+      cxx ? cxx : "c++", shell_quoted(runtime), shell_quoted(dir.string()), shell_quoted((dir / (compile.name + ".cpp")).string()),
+      shell_quoted((dir / "harness.cpp").string()), shell_quoted(program.string()), shell_quoted((dir / "build.log").string()));
   if (std::system(build.c_str()) != 0) {
     const std::vector<std::uint8_t> log = read_file(dir / "build.log");
     std::string first(log.begin(), log.end());
     first = first.substr(0, first.find('\n'));
     throw Error(fmt::format("run: the generated code did not build with the host compiler: {}", first));
   }
-  if (std::system((quoted(program.string()) + " " + quoted(dir.string())).c_str()) != 0)
+  if (std::system((shell_quoted(program.string()) + " " + shell_quoted(dir.string())).c_str()) != 0)
     throw Error("run: the generated program failed on the host");
 
   fs::create_directories(options.output_dir, ec);
@@ -251,6 +392,9 @@ void add_run_command(CLI::App& app) {
       ->required();
   cmd->add_option("--output-dir", options->output_dir, "Folder for output_0.npy, output_1.npy, ...")->required();
   cmd->add_option("--build-dir", options->build_dir, "Keep the generated code and program here (default: a temporary folder)");
+  cmd->add_option("--target", options->target, "Run as firmware on an emulated board in QEMU: mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7)");
+  cmd->add_option("--timeout", options->timeout_seconds, "Seconds QEMU may run with --target (default 600)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([options] { run_model(*options); });
 }
 

@@ -1,0 +1,56 @@
+# tightfit_add_board(<target> <board> [STACK_SIZE <bytes>])
+#
+# Makes the executable <target> a bare-metal firmware for <board> (a folder of firmware/boards:
+# mps2-an386 for Cortex-M4, mps2-an500 for Cortex-M7): adds the start-up code, the UART output,
+# the semihosting exit, the instruction counter and stack painting, links with the board's linker
+# script and names the output <target>.elf. The firmware's main() returns its exit status.
+#
+# Also adds the target <target>-qemu, which runs the firmware in qemu-system-arm under -icount
+# (exact instruction counts): `cmake --build <dir> --target <target>-qemu`.
+include_guard(GLOBAL)
+
+function(tightfit_add_board target board)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "STACK_SIZE" "")
+  # Beside this file's folder, in the source tree and in an install alike.
+  get_filename_component(firmware_dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../firmware" ABSOLUTE)
+  set(board_dir "${firmware_dir}/boards/${board}")
+  if(NOT EXISTS "${board_dir}/board.cmake")
+    file(GLOB known RELATIVE "${firmware_dir}/boards" "${firmware_dir}/boards/*")
+    message(FATAL_ERROR "tightfit_add_board: unknown board '${board}' (known: ${known})")
+  endif()
+  include("${board_dir}/board.cmake")
+  if(NOT TIGHTFIT_CORE STREQUAL TIGHTFIT_BOARD_CORE)
+    message(FATAL_ERROR "tightfit_add_board: ${board} has a ${TIGHTFIT_BOARD_CORE}, but this build "
+      "compiles for TIGHTFIT_CORE=${TIGHTFIT_CORE} (use the toolchain file cmake/arm-none-eabi.cmake "
+      "with -DTIGHTFIT_CORE=${TIGHTFIT_BOARD_CORE})")
+  endif()
+
+  set(src "${firmware_dir}/src")
+  target_sources(${target} PRIVATE
+    "${src}/startup.c" "${src}/uart.c" "${src}/semihosting.c" "${src}/stack_paint.c"
+    "${src}/instruction_counter.c" "${src}/icount_now.S" "${src}/figures.c")
+  target_include_directories(${target} PRIVATE "${firmware_dir}/include" "${board_dir}")
+
+  target_link_options(${target} PRIVATE
+    -nostartfiles
+    "-L${firmware_dir}/ld"
+    "-T${board_dir}/memory.ld"
+    "-Wl,-Map=$<TARGET_FILE_DIR:${target}>/${target}.map")
+  if(arg_STACK_SIZE)
+    target_link_options(${target} PRIVATE "-Wl,--defsym=__tightfit_stack_size=${arg_STACK_SIZE}")
+  endif()
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
+    "${board_dir}/memory.ld" "${firmware_dir}/ld/tightfit_sections.ld")
+  set_target_properties(${target} PROPERTIES SUFFIX ".elf")
+
+  # -icount shift=0: one nanosecond of virtual time per instruction, so that the timers count
+  # instructions (docs/firmware.md). Semihosting carries the exit status out.
+  add_custom_target(${target}-qemu
+    COMMAND qemu-system-arm -M ${TIGHTFIT_BOARD_QEMU_MACHINE} -nographic
+      -semihosting-config enable=on,target=native -icount shift=0,align=off,sleep=off
+      -kernel "$<TARGET_FILE:${target}>"
+    DEPENDS ${target}
+    USES_TERMINAL
+    COMMENT "Running ${target} in QEMU (${TIGHTFIT_BOARD_QEMU_MACHINE})"
+    VERBATIM)
+endfunction()

@@ -1,0 +1,14 @@
+/* ARM MPS2 with the AN500 FPGA image: Cortex-M7 with double-precision FPU; same memory map and
+ * CMSDK peripherals as the AN385/AN386 (QEMU: mps2-an500). */
+#ifndef TIGHTFIT_BOARD_MPS2_AN500_H
+#define TIGHTFIT_BOARD_MPS2_AN500_H
+
+#define TF_BOARD_NAME "mps2-an500"
+#define TF_CORE_NAME "cortex-m7"
+#define TF_UART0_BASE 0x40004000u
+#define TF_DUALTIMER_BASE 0x40002000u
+/* 25 MHz SYSCLK, 1 ns per instruction under -icount shift=0: 40 instructions per tick. */
+#define TF_INSTRUCTIONS_PER_TICK 40u
+#define TF_IRQ_COUNT 32
+
+#endif

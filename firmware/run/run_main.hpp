@@ -1,0 +1,86 @@
+// The pieces of the main() that write_main.cmake writes for a model: load an input, measure the
+// inference, print an output and the figures, as "TIGHTFIT key=value" lines.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "tightfit_board.h"
+
+// The linker script's bounds of the arena section (firmware/ld/tightfit_sections.ld).
+extern "C" const char __tightfit_arena_start[], __tightfit_arena_end[];
+
+namespace tightfit_run {
+
+inline bool input_error(unsigned index, const char* error) {
+  tf_puts("TIGHTFIT input=");
+  tf_put_u32(index);
+  tf_puts(" error=");
+  tf_puts(error);
+  tf_putc('\n');
+  return false;
+}
+
+// A float input goes through the model's own quantization (set_input_N takes ONNX's order).
+template <typename Info, typename Q>
+bool load(unsigned index, const float* data, std::size_t size, const Info& info,
+          void (*set_input)(const float*, std::uint8_t*), std::uint8_t* arena, Q*) {
+  if (size != info.elements) return input_error(index, "size_differs_from_the_model");
+  set_input(data, arena);
+  return true;
+}
+
+// An integer input is copied as it is: it must have the model's type, and be in memory order,
+// which is ONNX's only where the input is not channels-last.
+template <typename Info, typename T, typename Q>
+bool load(unsigned index, const T* data, std::size_t size, const Info& info,
+          void (*)(const float*, std::uint8_t*), std::uint8_t*, Q* input) {
+  static_assert(std::is_integral<T>::value, "inputs are float32, int8 or uint8");
+  if (size != info.elements) return input_error(index, "size_differs_from_the_model");
+  if (!std::is_same<T, Q>::value) return input_error(index, "integer_type_differs_from_the_model");
+  if (info.channels_last) return input_error(index, "integer_input_must_be_float32_when_channels_last");
+  for (std::size_t i = 0; i < size; ++i) input[i] = static_cast<Q>(data[i]);
+  return true;
+}
+
+// Paints the stack, then counts the instructions of one inference.
+template <typename Run>
+std::uint32_t measure(Run run) {
+  tf_stack_paint();
+  tf_count_begin();
+  run();
+  return tf_count_end();
+}
+
+// The output as it lies in the arena: quantized, in memory order (channels-last for images).
+template <typename Info, typename Q>
+void print_output(unsigned index, const Info& info, const Q* values) {
+  tf_puts("TIGHTFIT output=");
+  tf_put_u32(index);
+  tf_figure("elements", static_cast<std::uint32_t>(info.elements));
+  tf_figure("channels_last", info.channels_last);
+  tf_puts(info.is_signed ? " dtype=int8" : " dtype=uint8");
+  tf_puts(" zero_point=");
+  tf_put_i32(info.zero_point);
+  tf_puts(" values=");
+  for (std::size_t i = 0; i < info.elements; ++i) {
+    if (i) tf_putc(',');
+    tf_put_i32(values[i]);
+  }
+  tf_putc('\n');
+}
+
+// Prints the instructions and the memory figures; the exit status: 0, or 2 when the arena
+// section is not the planned arena to the byte.
+inline int report(std::uint32_t instructions, std::size_t planned_arena_bytes) {
+  tf_puts("TIGHTFIT");
+  tf_figure("instructions", instructions);
+  tf_figure("planned_arena_bytes", static_cast<std::uint32_t>(planned_arena_bytes));
+  tf_putc('\n');
+  tf_print_memory_figures();
+  const auto arena_bytes = static_cast<std::size_t>(__tightfit_arena_end - __tightfit_arena_start);
+  return arena_bytes == planned_arena_bytes ? 0 : 2;
+}
+
+}  // namespace tightfit_run

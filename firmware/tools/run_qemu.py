@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Run a tightfit firmware in qemu-system-arm and check what it reports.
+
+The firmware prints lines "TIGHTFIT key=value ..." and ends with a semihosting exit whose status
+becomes QEMU's. This tool runs it (under -icount, so that instruction counts are exact), echoes its
+output, collects the key=value pairs and checks them:
+
+  run_qemu.py --machine mps2-an386 fw.elf --expect-exit 0 --expect fpu_enabled=1 \
+      --runs 2 --same mac_loop_instructions --json figures.json
+
+Exit status 0 when every check holds, 1 otherwise.
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+QEMU_FLAGS = ["-nographic", "-semihosting-config", "enable=on,target=native",
+              "-icount", "shift=0,align=off,sleep=off"]
+
+
+def run_once(qemu, machine, elf, timeout):
+    """Returns (exit status or None on timeout, output text, figures dict)."""
+    command = [qemu, "-M", machine, *QEMU_FLAGS, "-kernel", elf]
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=timeout)
+        status, output = done.returncode, done.stdout.decode(errors="replace")
+    except subprocess.TimeoutExpired as expired:
+        status, output = None, (expired.stdout or b"").decode(errors="replace")
+    figures = {}
+    for line in output.splitlines():
+        words = line.strip().split()
+        if not words or words[0] != "TIGHTFIT":
+            continue
+        for word in words[1:]:
+            key, sep, value = word.partition("=")
+            if sep:
+                figures[key] = value
+    return status, output, figures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("elf")
+    parser.add_argument("--machine", required=True, help="QEMU machine, e.g. mps2-an386")
+    parser.add_argument("--qemu", default="qemu-system-arm")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--expect-exit", type=int, help="required exit status")
+    parser.add_argument("--expect", action="append", default=[], metavar="KEY=VALUE",
+                        help="a figure that must have this value (every run)")
+    parser.add_argument("--same", action="append", default=[], metavar="KEY",
+                        help="a figure that must be present and identical in every run")
+    parser.add_argument("--positive", action="append", default=[], metavar="KEY",
+                        help="a figure that must be an integer above zero")
+    parser.add_argument("--json", metavar="FILE", help="write the last run's figures here")
+    args = parser.parse_args()
+
+    failures = []
+    runs = []
+    for index in range(args.runs):
+        status, output, figures = run_once(args.qemu, args.machine, args.elf, args.timeout)
+        sys.stdout.write(output)
+        label = f"run {index + 1}"
+        if status is None:
+            failures.append(f"{label}: no exit within {args.timeout} s")
+        elif args.expect_exit is not None and status != args.expect_exit:
+            failures.append(f"{label}: exit status {status}, expected {args.expect_exit}")
+        for expectation in args.expect:
+            key, _, value = expectation.partition("=")
+            if figures.get(key) != value:
+                failures.append(f"{label}: {key}={figures.get(key)}, expected {value}")
+        for key in args.positive:
+            value = figures.get(key, "")
+            if not (value.isdigit() and int(value) > 0):
+                failures.append(f"{label}: {key}={value or None}, expected a positive integer")
+        runs.append(figures)
+
+    for key in args.same:
+        values = [figures.get(key) for figures in runs]
+        if None in values or len(set(values)) != 1:
+            failures.append(f"{key} differs between runs or is missing: {values}")
+
+    if args.json and runs:
+        with open(args.json, "w") as out:
+            json.dump(runs[-1], out, indent=2, sort_keys=True)
+            out.write("\n")
+
+    for failure in failures:
+        print(f"FAIL: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+# cmake -DBINARY=<dir> -DGENERATOR=<name> [-DMAKE_PROGRAM=<path>] -P check_reruns.cmake
+#
+# tightfit_add_model() must run the compiler on the first build, not again on a build where
+# nothing changed, and again when the options change or the model changes.
+set(source "${CMAKE_CURRENT_LIST_DIR}")
+set(log "${BINARY}/compiler_runs.log")
+set(model "${BINARY}/model.onnx")
+file(REMOVE_RECURSE "${BINARY}")
+file(MAKE_DIRECTORY "${BINARY}")
+file(WRITE "${model}" "not really a model: the stand-in compiler never reads it")
+set(ENV{FAKE_TIGHTFIT_LOG} "${log}")
+set(options -G "${GENERATOR}" "-DTIGHTFIT_EXECUTABLE=${source}/fake_tightfit.sh" "-DMODEL=${model}")
+if(MAKE_PROGRAM)
+  list(APPEND options "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+endif()
+
+function(build_and_expect runs why)
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BINARY}/build" RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "the build failed (${why})")
+  endif()
+  set(count 0)
+  if(EXISTS "${log}")
+    file(STRINGS "${log}" lines)
+    list(LENGTH lines count)
+  endif()
+  if(NOT count EQUAL runs)
+    message(FATAL_ERROR "${why}: the compiler ran ${count} time(s) in all, expected ${runs}")
+  endif()
+endfunction()
+
+function(configure)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${source}" -B "${BINARY}/build" ${options} ${ARGN}
+    RESULT_VARIABLE failed OUTPUT_QUIET)
+  if(failed)
+    message(FATAL_ERROR "configuring failed")
+  endif()
+endfunction()
+
+configure(-DMAX_RAM=64K)
+build_and_expect(1 "first build")
+build_and_expect(1 "nothing changed")
+configure(-DMAX_RAM=64K)
+build_and_expect(1 "configured again with the same options")
+configure(-DMAX_RAM=32K)
+build_and_expect(2 "MAX_RAM changed")
+# A later modification time than anything built so far.
+execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 1)
+file(TOUCH "${model}")
+build_and_expect(3 "the model changed")
