@@ -1,0 +1,88 @@
+#include "plan/items.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tightfit::plan::detail {
+
+namespace {
+
+std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
+  const std::uint64_t rest = value % alignment;
+  return rest == 0 ? value : value + (alignment - rest);
+}
+
+bool live_together(const Item& a, const Item& b) {
+  return a.first_step <= b.last_step && b.first_step <= a.last_step;
+}
+
+}  // namespace
+
+std::uint64_t peak_of(const std::vector<Item>& items, const std::vector<std::uint64_t>& offsets) {
+  std::uint64_t peak = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) peak = std::max(peak, offsets[i] + items[i].size);
+  return peak;
+}
+
+std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step) {
+  // The live set only grows when a buffer starts, so the starts are the steps to look at.
+  std::vector<int> starts;
+  for (const Item& item : items) starts.push_back(item.first_step);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  std::uint64_t best = 0;
+  int best_step = starts.empty() ? 0 : starts.front();
+  for (const int t : starts) {
+    // Offsets are multiples of the smallest alignment m live here, so stacked buffers are at
+    // least their size rounded up to m apart; only the topmost one keeps its bare size.
+    std::uint64_t m = UINT64_MAX;
+    for (const Item& item : items)
+      if (item.first_step <= t && t <= item.last_step) m = std::min(m, item.alignment);
+    std::uint64_t sum = 0, largest_padding = 0;
+    for (const Item& item : items)
+      if (item.first_step <= t && t <= item.last_step) {
+        const std::uint64_t rounded = align_up(item.size, m);
+        sum += rounded;
+        largest_padding = std::max(largest_padding, rounded - item.size);
+      }
+    if (sum - largest_padding > best) {
+      best = sum - largest_padding;
+      best_step = t;
+    }
+  }
+  if (step) *step = best_step;
+  return best;
+}
+
+std::vector<std::uint64_t> greedy_offsets(const std::vector<Item>& items) {
+  std::vector<int> order(items.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const bool pinned_a = items[a].fixed_offset.has_value(), pinned_b = items[b].fixed_offset.has_value();
+    if (pinned_a != pinned_b) return pinned_a;
+    return !pinned_a && items[a].size > items[b].size;
+  });
+  std::vector<std::uint64_t> offsets(items.size(), 0);
+  std::vector<int> placed;
+  for (const int b : order) {
+    const Item& item = items[b];
+    if (item.fixed_offset) {
+      offsets[b] = *item.fixed_offset;
+    } else {
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> taken;  // [offset, top) of live neighbours
+      for (const int other : placed)
+        if (live_together(item, items[other])) taken.emplace_back(offsets[other], offsets[other] + items[other].size);
+      std::sort(taken.begin(), taken.end());
+      std::uint64_t candidate = 0;
+      for (const auto& [offset, top] : taken) {
+        if (offset >= candidate + item.size) break;  // the gap below this one is big enough
+        candidate = std::max(candidate, align_up(top, item.alignment));
+      }
+      offsets[b] = candidate;
+    }
+    placed.push_back(b);
+  }
+  return offsets;
+}
+
+}  // namespace tightfit::plan::detail

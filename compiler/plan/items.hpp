@@ -1,0 +1,28 @@
+// The planner's inner view of a problem: the buffers of one region, without names or regions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace tightfit::plan::detail {
+
+struct Item {  // one buffer of one region, size > 0
+  std::uint64_t size = 0;
+  std::uint64_t alignment = 1;                // a power of two
+  int first_step = 0, last_step = 0;          // inclusive
+  std::optional<std::uint64_t> fixed_offset;  // a pin
+};
+
+// max(offset + size): the bytes the region needs for these offsets.
+std::uint64_t peak_of(const std::vector<Item>& items, const std::vector<std::uint64_t>& offsets);
+
+// The largest number of bytes live at one step, counting the padding that alignment forces
+// below every buffer but the top one. `step` receives a step where it is reached.
+std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step);
+
+// TFLite Micro's greedy-by-size: pinned items at their offsets, then the others from the
+// largest down, each at the lowest aligned offset clear of the items placed before it.
+std::vector<std::uint64_t> greedy_offsets(const std::vector<Item>& items);
+
+}  // namespace tightfit::plan::detail

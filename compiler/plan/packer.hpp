@@ -1,0 +1,77 @@
+// The exact search at the heart of the planner: do these buffers fit below a given capacity?
+// A branch and bound over canonical solutions, after MiniMalloc (Moffitt, ASPLOS 2023).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "plan/items.hpp"
+
+namespace tightfit::plan::detail {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Outcome {
+  Found,       // offsets filled in, every top <= capacity
+  NoneExists,  // proven: no placement fits below the capacity
+  OutOfNodes,  // the node limit ran out first
+  OutOfTime,   // the deadline passed first
+};
+
+// The static order in which the search tries buffers that could go at the same offset.
+// Each is a key list compared lexicographically, largest first: W = live width in steps,
+// A = area (size x width), T = the fullest cross-section the buffer lives in.
+enum class Preorder { WAT, TAW, TWA };
+inline constexpr Preorder kPreorders[] = {Preorder::WAT, Preorder::TAW, Preorder::TWA};
+
+class Packer {
+ public:
+  explicit Packer(std::vector<Item> items);
+
+  // Searches for offsets with every top (offset + size) <= capacity, visiting at most
+  // `node_limit` nodes. The result depends on the arguments only, except for OutOfTime.
+  Outcome fit(std::uint64_t capacity, Preorder preorder, std::int64_t node_limit, Clock::time_point deadline,
+              std::vector<std::uint64_t>& offsets);
+
+ private:
+  struct Part;  // buffers whose placement does not interact with the rest: a range of sections
+  struct Candidate {
+    std::uint64_t offset;
+    int rank;  // position in the part's preorder
+  };
+  Outcome solve_pieces(const std::vector<int>& pool, int first_section, int end_section,
+                       const std::vector<int>& zero_cuts);
+  Outcome solve_part(std::vector<int> members, int first_section, int end_section);
+  Outcome search(const Part& part, const std::vector<Candidate>& previous, std::uint64_t floor_offset, int floor_rank);
+  Outcome place_and_descend(const Part& part, const std::vector<Candidate>& ordering, const Candidate& chosen,
+                            bool& hatless);
+  Outcome split_or_search(const Part& part, const std::vector<Candidate>& ordering, const Candidate& chosen);
+  bool sections_fit(const Part& part, std::uint64_t floor_offset) const;
+  void assign(std::uint64_t& value, std::uint64_t new_value);  // undone on the way back up
+  void raise_min_offset(int buffer, std::uint64_t value);
+
+  // The problem, fixed at construction.
+  std::vector<Item> items_;
+  std::vector<std::vector<int>> section_members_;  // a section: the buffers live at one step where one ends
+  std::vector<int> first_section_, end_section_;   // buffer -> its sections [first, end)
+  std::vector<std::vector<int>> overlaps_;         // buffer -> buffers live at a common step
+  std::vector<int> initial_cuts_;                  // cut s: buffers living in both section s and s + 1
+
+  // The state of one fit() call.
+  static constexpr std::uint64_t kPlaced = UINT64_MAX;  // the min_offset_ of a placed buffer
+  std::uint64_t capacity_ = 0;
+  Preorder preorder_ = Preorder::WAT;
+  std::vector<std::uint64_t> min_offset_, solution_;  // solution_: offsets of the placed
+  std::vector<std::uint64_t> section_floor_, section_total_;  // highest placed top / unplaced bytes
+  std::vector<std::uint64_t> lowest_, lowest_count_;  // lowest min offset of the unplaced, and how many have it
+  std::vector<int> cuts_;
+  std::vector<char> affected_;      // scratch: sections whose lowest must be recounted, as flags
+  std::vector<int> affected_list_;  // and as a list
+  std::vector<std::pair<std::uint64_t*, std::uint64_t>> undo_;  // values changed on the way down
+  std::int64_t nodes_left_ = 0, nodes_visited_ = 0;
+  Clock::time_point deadline_;
+  bool out_of_time_ = false;
+};
+
+}  // namespace tightfit::plan::detail

@@ -1,0 +1,322 @@
+// solve(): checks the problem, shares the buffers out among the regions, then for each region
+// squeezes the peak between a proven lower bound and the best plan found, using the exact
+// search of packer.cpp as a yes/no oracle at one capacity at a time.
+#include "plan/planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "error.hpp"
+#include "plan/packer.hpp"
+
+namespace tightfit::plan {
+
+using detail::Clock;
+using detail::Item;
+using detail::Outcome;
+
+const char* status_name(Status status) {
+  switch (status) {
+    case Status::Optimal: return "optimal";
+    case Status::Feasible: return "feasible";
+    case Status::Infeasible: return "infeasible";
+  }
+  return "?";
+}
+
+namespace {
+
+bool is_power_of_two(std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+void check_problem(const Problem& problem) {
+  if (problem.regions.empty()) throw Error("the memory plan needs at least one region");
+  for (const Region& region : problem.regions)
+    if (!is_power_of_two(region.alignment))
+      throw Error(fmt::format("region '{}': alignment {} is not a power of two", region.name, region.alignment));
+  for (const Buffer& buffer : problem.buffers) {
+    if (!is_power_of_two(buffer.alignment))
+      throw Error(fmt::format("buffer '{}': alignment {} is not a power of two", buffer.name, buffer.alignment));
+    if (buffer.first_step > buffer.last_step)
+      throw Error(fmt::format("buffer '{}': live from step {} to step {}, which ends before it starts", buffer.name,
+                              buffer.first_step, buffer.last_step));
+    if (buffer.pin) {
+      if (buffer.pin->region < 0 || buffer.pin->region >= static_cast<int>(problem.regions.size()))
+        throw Error(fmt::format("buffer '{}': pinned to region {}, which does not exist", buffer.name, buffer.pin->region));
+      if (buffer.pin->offset % buffer.alignment != 0)
+        throw Error(fmt::format("buffer '{}': pinned at offset {}, not a multiple of its alignment {}", buffer.name,
+                                buffer.pin->offset, buffer.alignment));
+    }
+  }
+  // Offsets and section sums are computed in 64 bits: keep every total far from overflow.
+  constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 60;
+  std::uint64_t total = 0;
+  for (const Buffer& buffer : problem.buffers) {
+    const std::uint64_t pin_offset = buffer.pin ? buffer.pin->offset : 0;
+    if (buffer.size > kMaxBytes || pin_offset > kMaxBytes || (total += buffer.size + pin_offset) > kMaxBytes)
+      throw Error(fmt::format("buffer '{}': sizes and pin offsets add up to more than 2^60 bytes", buffer.name));
+  }
+  // Pins are not moved, so two that collide leave no plan at all.
+  const auto& buffers = problem.buffers;
+  for (std::size_t i = 0; i < buffers.size(); ++i)
+    for (std::size_t j = i + 1; j < buffers.size(); ++j) {
+      const Buffer &a = buffers[i], &b = buffers[j];
+      if (!a.pin || !b.pin || a.pin->region != b.pin->region || a.size == 0 || b.size == 0) continue;
+      if (a.first_step <= b.last_step && b.first_step <= a.last_step && a.pin->offset < b.pin->offset + b.size &&
+          b.pin->offset < a.pin->offset + a.size)
+        throw Error(fmt::format("buffers '{}' and '{}' are pinned to overlapping bytes while both are live", a.name,
+                                b.name));
+    }
+}
+
+// The buffers of `members` as the search sees them (zero-size ones are left out by callers).
+std::vector<Item> items_of(const Problem& problem, const std::vector<int>& members) {
+  std::vector<Item> items;
+  for (const int b : members) {
+    const Buffer& buffer = problem.buffers[b];
+    Item item{buffer.size, buffer.alignment, buffer.first_step, buffer.last_step, std::nullopt};
+    if (buffer.pin) item.fixed_offset = buffer.pin->offset;
+    items.push_back(item);
+  }
+  return items;
+}
+
+std::uint64_t pinned_top(const std::vector<Item>& items) {
+  std::uint64_t top = 0;
+  for (const Item& item : items)
+    if (item.fixed_offset) top = std::max(top, *item.fixed_offset + item.size);
+  return top;
+}
+
+// Every offset a canonical plan uses, hence every peak, is a multiple of this. Tops are sums
+// of sizes (and pins); aligning a multiple of g up to a changes nothing when a divides g, and
+// gives a multiple of g when g divides a. Alignments are powers of two, so after one pass that
+// replaces g by gcd(g, a) for each a not dividing it, one of the two holds for every a.
+std::uint64_t granularity(const std::vector<Item>& items) {
+  std::uint64_t g = 0;
+  for (const Item& item : items) {
+    g = std::gcd(g, item.size);
+    if (item.fixed_offset) g = std::gcd(g, *item.fixed_offset);
+  }
+  for (const Item& item : items)
+    if (g % item.alignment != 0) g = std::gcd(g, item.alignment);
+  return g == 0 ? 1 : g;
+}
+
+std::uint64_t round_up(std::uint64_t value, std::uint64_t step) { return (value + step - 1) / step * step; }
+
+struct RegionPlan {
+  std::vector<std::uint64_t> offsets;
+  std::uint64_t peak = 0, lower_bound = 0;
+  bool optimal() const { return peak <= lower_bound; }
+};
+
+// The smallest peak for these items, proven or as close as the deadline allows. Starts from the
+// greedy plan, then alternates two kinds of capacity probes, each a round of the exact search
+// under every preorder with a node limit that doubles every round (so the result depends on the
+// node counts, not the clock, unless the deadline cuts): one at the lower bound, which either
+// finds an optimal plan or raises the bound, and a bisection downwards from the incumbent.
+RegionPlan minimize_peak(const std::vector<Item>& items, Clock::time_point deadline) {
+  RegionPlan best;
+  best.offsets = detail::greedy_offsets(items);
+  best.peak = detail::peak_of(items, best.offsets);
+  if (items.empty()) return best;
+  const std::uint64_t g = granularity(items);
+  best.lower_bound = round_up(std::max(detail::live_sum_bound(items, nullptr), pinned_top(items)), g);
+  if (best.optimal()) return best;
+
+  detail::Packer packer(items);
+  std::vector<std::uint64_t> offsets;
+  // Searches at `capacity` under each preorder in turn, `limit` nodes each, and adopts a plan
+  // it finds.
+  auto probe = [&](std::uint64_t capacity, std::int64_t limit) {
+    for (const detail::Preorder preorder : detail::kPreorders) {
+      const Outcome outcome = packer.fit(capacity, preorder, limit, deadline, offsets);
+      if (outcome == Outcome::Found) {
+        best.offsets = offsets;
+        best.peak = detail::peak_of(items, offsets);
+      }
+      if (outcome != Outcome::OutOfNodes) return outcome;
+    }
+    return Outcome::OutOfNodes;
+  };
+
+  const std::int64_t n = static_cast<std::int64_t>(items.size());
+  for (std::int64_t node_limit = 2 * n;; node_limit = std::min<std::int64_t>(node_limit * 2, INT64_MAX / 4)) {
+    while (!best.optimal()) {
+      const Outcome outcome = probe(best.lower_bound, node_limit);
+      if (outcome == Outcome::NoneExists) best.lower_bound += g;
+      if (outcome == Outcome::OutOfTime) return best;
+      if (outcome == Outcome::OutOfNodes) break;
+    }
+    // Downwards, with a quarter of the nodes: plans that are merely better come easily, and on
+    // instances whose bound is the optimum the effort belongs to the bound.
+    std::uint64_t step = std::max(g, (best.peak - best.lower_bound) / 2 / g * g);
+    while (!best.optimal()) {
+      const std::uint64_t target = std::max(best.lower_bound, best.peak - std::min(step, best.peak - best.lower_bound));
+      const Outcome outcome = probe(target, std::max(n, node_limit / 4));
+      if (outcome == Outcome::NoneExists) best.lower_bound = target + g;
+      if (outcome == Outcome::OutOfTime) return best;
+      if (outcome == Outcome::OutOfNodes) {
+        if (step == g) break;
+        step = std::max(g, step / 2 / g * g);
+      }
+    }
+    if (best.optimal()) return best;
+  }
+}
+
+// Whether `members` can share region `region` under its cap: a quick bound, the greedy plan,
+// then a short exact search. "No" may be a "don't know" after the short search.
+bool fits_in_region(const Problem& problem, const std::vector<int>& members, int region, Clock::time_point deadline) {
+  const std::uint64_t cap = problem.regions[region].capacity;
+  const std::vector<Item> items = items_of(problem, members);
+  if (cap == UINT64_MAX || items.empty()) return true;
+  if (std::max(detail::live_sum_bound(items, nullptr), pinned_top(items)) > cap) return false;
+  if (detail::peak_of(items, detail::greedy_offsets(items)) <= cap) return true;
+  detail::Packer packer(items);
+  std::vector<std::uint64_t> offsets;
+  for (const detail::Preorder preorder : detail::kPreorders)
+    if (packer.fit(cap, preorder, 20 * static_cast<std::int64_t>(items.size()) + 1000, deadline, offsets) ==
+        Outcome::Found)
+      return true;
+  return false;
+}
+
+// Region of each buffer. Pins decide for themselves; the others go, busiest first, to the
+// fastest region that can still hold everything given to it so far; the last region takes the rest.
+std::vector<int> assign_regions(const Problem& problem, Clock::time_point deadline) {
+  const int n = static_cast<int>(problem.buffers.size());
+  const int last = static_cast<int>(problem.regions.size()) - 1;
+  std::vector<int> region_of(n, 0);
+  std::vector<std::vector<int>> members(problem.regions.size());
+  std::vector<int> free_buffers;
+  for (int b = 0; b < n; ++b) {
+    const Buffer& buffer = problem.buffers[b];
+    if (buffer.pin) region_of[b] = buffer.pin->region;
+    if (buffer.pin && buffer.size > 0) members[buffer.pin->region].push_back(b);
+    if (!buffer.pin && buffer.size > 0) free_buffers.push_back(b);
+  }
+  if (last == 0) {
+    for (const int b : free_buffers) region_of[b] = 0;
+    return region_of;
+  }
+  std::stable_sort(free_buffers.begin(), free_buffers.end(), [&](int a, int b) {
+    const Buffer &x = problem.buffers[a], &y = problem.buffers[b];
+    return x.traffic != y.traffic ? x.traffic > y.traffic : x.size > y.size;
+  });
+  for (const int b : free_buffers) {
+    int region = last;
+    for (int r = 0; r < last; ++r) {
+      members[r].push_back(b);
+      if (fits_in_region(problem, members[r], r, deadline)) {
+        region = r;
+        break;
+      }
+      members[r].pop_back();
+    }
+    if (region == last) members[last].push_back(b);
+    region_of[b] = region;
+  }
+  return region_of;
+}
+
+std::string describe_shortfall(const Problem& problem, int region, const std::vector<int>& members,
+                               const RegionPlan& result) {
+  const Region& r = problem.regions[region];
+  const std::vector<Item> items = items_of(problem, members);
+  int step = 0;
+  detail::live_sum_bound(items, &step);
+  std::vector<int> live;
+  for (const int b : members)
+    if (problem.buffers[b].first_step <= step && step <= problem.buffers[b].last_step) live.push_back(b);
+  std::stable_sort(live.begin(), live.end(),
+                   [&](int a, int b) { return problem.buffers[a].size > problem.buffers[b].size; });
+  std::string names;
+  const std::size_t shown = std::min<std::size_t>(live.size(), 8);
+  for (std::size_t i = 0; i < shown; ++i)
+    names += fmt::format("{}{} ({} B)", i ? ", " : "", problem.buffers[live[i]].name, problem.buffers[live[i]].size);
+  if (live.size() > shown) names += fmt::format(" and {} more", live.size() - shown);
+  const std::string minimum = result.optimal()
+                                  ? fmt::format("the minimum is {} bytes", result.peak)
+                                  : fmt::format("the minimum is at least {} bytes (best plan found: {} bytes)",
+                                                result.lower_bound, result.peak);
+  return fmt::format("region '{}' has a cap of {} bytes but {}; the live set peaks at step {} with {} buffer{}: {}",
+                     r.name, r.capacity, minimum, step, live.size(), live.size() == 1 ? "" : "s", names);
+}
+
+}  // namespace
+
+std::uint64_t live_sum_lower_bound(const Problem& problem, int* step) {
+  std::vector<int> members;
+  for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b)
+    if (problem.buffers[b].size > 0) members.push_back(b);
+  return detail::live_sum_bound(items_of(problem, members), step);
+}
+
+Plan greedy_by_size(const Problem& problem) {
+  check_problem(problem);
+  // TFLite Micro has one arena: everything not pinned elsewhere goes to the first region.
+  std::vector<std::vector<int>> members(problem.regions.size());
+  for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b)
+    if (problem.buffers[b].size > 0) members[problem.buffers[b].pin ? problem.buffers[b].pin->region : 0].push_back(b);
+  Plan plan;
+  plan.placements.resize(problem.buffers.size());
+  for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b)
+    if (problem.buffers[b].pin) plan.placements[b] = {problem.buffers[b].pin->region, problem.buffers[b].pin->offset};
+  bool over_cap = false;
+  for (int r = 0; r < static_cast<int>(problem.regions.size()); ++r) {
+    const std::vector<Item> items = items_of(problem, members[r]);
+    const std::vector<std::uint64_t> offsets = detail::greedy_offsets(items);
+    for (std::size_t i = 0; i < items.size(); ++i) plan.placements[members[r][i]] = {r, offsets[i]};
+    plan.region_peak.push_back(detail::peak_of(items, offsets));
+    plan.peak += plan.region_peak.back();
+    over_cap = over_cap || plan.region_peak.back() > problem.regions[r].capacity;
+  }
+  plan.status = over_cap ? Status::Infeasible : Status::Feasible;
+  plan.greedy_peak = plan.peak;
+  plan.lower_bound = live_sum_lower_bound(problem, &plan.peak_step);
+  for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b) {
+    const Buffer& buffer = problem.buffers[b];
+    if (buffer.size > 0 && buffer.first_step <= plan.peak_step && plan.peak_step <= buffer.last_step)
+      plan.peak_buffers.push_back(b);
+  }
+  return plan;
+}
+
+Plan solve(const Problem& problem, const Options& options) {
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
+  check_problem(problem);
+  Plan plan = greedy_by_size(problem);  // placements of zero-size and pinned buffers, the peak step
+  plan.status = Status::Optimal;
+  plan.peak = 0;
+  plan.lower_bound = 0;
+  plan.region_peak.clear();
+
+  const std::vector<int> region_of = assign_regions(problem, deadline);
+  const int regions = static_cast<int>(problem.regions.size());
+  for (int r = 0; r < regions; ++r) {
+    std::vector<int> members;
+    for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b)
+      if (region_of[b] == r && problem.buffers[b].size > 0) members.push_back(b);
+    // Later regions get an equal share of the time that is left.
+    const Clock::time_point region_deadline = Clock::now() + (deadline - Clock::now()) / (regions - r);
+    const RegionPlan result = minimize_peak(items_of(problem, members), std::max(Clock::now(), region_deadline));
+    for (std::size_t i = 0; i < members.size(); ++i) plan.placements[members[i]] = {r, result.offsets[i]};
+    plan.region_peak.push_back(result.peak);
+    plan.peak += result.peak;
+    plan.lower_bound += result.lower_bound;
+    if (!result.optimal() && plan.status == Status::Optimal) plan.status = Status::Feasible;
+    if (result.peak > problem.regions[r].capacity && plan.status != Status::Infeasible) {
+      plan.status = Status::Infeasible;
+      plan.reason = describe_shortfall(problem, r, members, result);
+    }
+  }
+  plan.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace tightfit::plan

@@ -1,0 +1,76 @@
+// The memory planner: gives every buffer a region and an offset so that buffers live at the same
+// schedule step never share a byte, with the smallest peak possible, and says how sure it is.
+// It knows nothing of ONNX: a buffer is a size, an alignment and a live interval of steps.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tightfit::plan {
+
+struct Region {
+  std::string name;
+  std::uint64_t capacity = UINT64_MAX;  // bytes; the cap (--max-ram)
+  std::uint32_t alignment = 16;         // the region's base address is aligned to this
+};
+
+struct Pin {
+  int region = 0;
+  std::uint64_t offset = 0;
+};
+
+struct Buffer {
+  std::string name;
+  std::uint64_t size = 0;             // bytes; 0-size buffers get offset 0 and never conflict
+  std::uint32_t alignment = 16;       // the offset must be a multiple of this (a power of two)
+  int first_step = 0, last_step = 0;  // live interval, inclusive of both steps
+  std::optional<Pin> pin;             // region and offset fixed by the user
+  std::uint64_t traffic = 0;          // bytes read + written; with several regions the busiest go first
+};
+
+struct Problem {
+  std::vector<Region> regions;  // fastest first; at least one
+  std::vector<Buffer> buffers;
+};
+
+struct Options {
+  double time_limit_seconds = 5.0;
+};
+
+enum class Status { Optimal, Feasible, Infeasible };
+const char* status_name(Status status);  // "optimal", "feasible", "infeasible"
+
+struct Placement {
+  int region = 0;
+  std::uint64_t offset = 0;
+};
+
+struct Plan {
+  Status status = Status::Feasible;
+  std::vector<Placement> placements;       // one per buffer, in the order of Problem::buffers
+  std::vector<std::uint64_t> region_peak;  // per region: max(offset + size) over its buffers
+  std::uint64_t peak = 0;                  // one region: region_peak[0]; several: their sum
+  std::uint64_t lower_bound = 0;           // proven: no plan has a smaller `peak`
+  std::uint64_t greedy_peak = 0;           // greedy-by-size (TFLite Micro) on the same problem, no cap
+  int peak_step = 0;                       // a step where the live (aligned) sizes sum to the most
+  std::vector<int> peak_buffers;           // the buffers live at peak_step
+  std::string reason;                      // Infeasible: one line with the cap, the minimum, the peak step
+  double time_ms = 0;
+};
+
+// The best plan found within the time limit. Status::Optimal when peak == lower_bound or the
+// search proved nothing smaller fits; Feasible with the gap otherwise; Infeasible when a region's
+// cap is below what its buffers need (placements then hold the best uncapped plan, for reports).
+Plan solve(const Problem& problem, const Options& options);
+
+// TFLite Micro's GreedyMemoryPlanner: pinned buffers first, then the rest by size, largest
+// first, each at the lowest offset where it fits. Never fails on capacity (it may exceed it).
+Plan greedy_by_size(const Problem& problem);
+
+// The largest sum of sizes live at one step (in one region's alignment), a bound no plan beats.
+// `step`, when given, receives a step where it is reached.
+std::uint64_t live_sum_lower_bound(const Problem& problem, int* step = nullptr);
+
+}  // namespace tightfit::plan
