@@ -1,0 +1,88 @@
+// Every malformed input gets one line naming the file (and the node or tensor), exit status 1,
+// and no crash: the built `tightfit inspect` is run on each model in bad/ as a user would.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "run_tightfit.hpp"
+
+using import_tests::run_tightfit;
+
+namespace {
+
+struct BadModel {
+  std::string file;                    // in bad/ (or a path that does not exist)
+  std::vector<std::string> fragments;  // each must appear in the message
+};
+
+// The one line `tightfit inspect <path>` printed, after checking the rest of the contract.
+std::string refusal(const std::string& path) {
+  const auto run = run_tightfit("inspect " + import_tests::quote(path));
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exited);
+  CHECK(run.status == 1);
+  CHECK(run.out.empty());
+  REQUIRE(!run.err.empty());
+  CHECK(run.err.find('\n') == run.err.size() - 1);  // exactly one line
+  CHECK(run.err.rfind("tightfit: error: " + path + ": ", 0) == 0);
+  return run.err;
+}
+
+}  // namespace
+
+TEST_CASE("every malformed model is refused with one line naming the file and the node or tensor and the reason") {
+  const std::vector<BadModel> cases = {
+      {"empty.onnx", {"empty file"}},
+      {"truncated.onnx", {"not an ONNX model"}},
+      {"wrong_magic.onnx", {"not an ONNX model"}},
+      {"float_only.onnx", {"not quantized"}},
+      {"unsupported_operator.onnx", {"erf (Erf)", "unsupported operator", "docs/operators.md"}},
+      {"unsupported_dtype.onnx", {"tensor 'd'", "double", "not supported"}},
+      {"dynamic_batch.onnx", {"tensor 'x'", "dimension 0", "'N'", "--pin-batch"}},
+      {"dynamic_height.onnx", {"tensor 'x'", "dimension 2", "'H'", "dynamic"}},
+      {"opset_too_new.onnx", {"opset 18", "10 to 17"}},
+      {"opset_too_old.onnx", {"opset 9", "10 to 17"}},
+      {"zero_dimension.onnx", {"tensor 'x'", "dimension 1 is 0"}},
+      {"negative_dimension.onnx", {"tensor 'x'", "dimension 3 is -5"}},
+      {"huge_dimensions.onnx", {"tensor 'huge'", "elements"}},
+      {"missing_initializer.onnx", {"dequant_w (DequantizeLinear)", "input 'w'"}},
+      {"dangling_output.onnx", {"tensor 'nobody_makes_this'", "no node produces"}},
+      {"cycle.onnx", {"cycle"}},
+      {"zero_point_out_of_range.onnx", {"dequant_w (DequantizeLinear)", "200", "outside int8"}},
+      {"scale_zero.onnx", {"dequant_w (DequantizeLinear)", "scale 'w_scale'", "value 0"}},
+      {"scale_negative.onnx", {"scale 'w_scale'", "-0.5"}},
+      {"scale_nan.onnx", {"scale 'w_scale'", "nan"}},
+      {"scale_inf.onnx", {"scale 'w_scale'", "inf"}},
+      {"per_channel_length.onnx", {"tensor 'w'", "3 per-channel scales for 4 channels"}},
+      {"bias_scale_mismatch.onnx", {"conv (Conv)", "bias 'b'", "x_scale*w_scale"}},
+      {"float_output_not_quantized.onnx", {"conv (Conv)", "QuantizeLinear", "exactly"}},
+      {"unsupported_attribute_contrib.onnx", {"qsigmoid (QLinearSigmoid)", "unsupported attribute 'channels_last'"}},
+      {"unsupported_attribute_gemm.onnx", {"matmul (Gemm)", "attribute alpha"}},
+      {"external_traversal.onnx", {"tensor 'w'", "leaves the model's folder"}},
+      {"external_missing.onnx", {"tensor 'w'", "'no_such_weights.bin' not found"}},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.file) {
+      const std::string line = refusal(std::string(IMPORT_TEST_DIR) + "/bad/" + c.file);
+      for (const auto& f : c.fragments) CHECK_THAT(line, Catch::Contains(f));
+    }
+  }
+}
+
+TEST_CASE("a missing model file is refused with one line") {
+  const std::string line = refusal(std::string(IMPORT_TEST_DIR) + "/bad/no_such_model.onnx");
+  CHECK_THAT(line, Catch::Contains("no such file"));
+}
+
+TEST_CASE("a directory given as the model is refused with one line") {
+  const std::string line = refusal(std::string(IMPORT_TEST_DIR) + "/bad");
+  CHECK_THAT(line, Catch::Contains("directory"));
+}
+
+TEST_CASE("the dynamic-batch model imports with --pin-batch") {
+  const auto run = run_tightfit("inspect --pin-batch " + std::string(IMPORT_TEST_DIR) + "/good/dynamic_batch.onnx");
+  REQUIRE(run.exited);
+  CHECK(run.status == 0);
+  CHECK(run.err.empty());
+}

@@ -1,0 +1,308 @@
+#!/usr/bin/python3
+"""Makes the import tests' models: malformed ones in bad/ and small well-formed ones in good/.
+
+Run from anywhere:  /usr/bin/python3 tests/import/make_bad_models.py
+Every file in bad/ and good/ comes from this script; never edit them by hand. Each bad model
+breaks exactly one thing, named by its file; tests/import/bad_models_test.cpp pins the message.
+"""
+import os
+import shutil
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BAD = os.path.join(HERE, "bad")
+GOOD = os.path.join(HERE, "good")
+
+OPSET = 13
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=OPSET, extra_opsets=(), value_info=()):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers), value_info=list(value_info))
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
+    m = helper.make_model(graph, opset_imports=opsets, producer_name="tightfit-tests")
+    m.ir_version = 8
+    return m
+
+
+def save(folder, name, m):
+    onnx.save(m, os.path.join(folder, name))
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def scalar(name, value, dtype):
+    return numpy_helper.from_array(np.array(value, dtype=dtype), name)
+
+
+def float_input(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def conv_qdq(w_scale=None, w_zp=None, relu="Relu", bias=True, act_dtype=np.uint8, x_shape=(1, 2, 5, 5),
+             bias_scale=None, out_quantized=True):
+    """x -> Q -> DQ -> Conv(3x3, 4 out, pad 1) [-> Relu/Clip] -> Q -> DQ -> y, weights per-channel int8."""
+    rng = np.random.default_rng(1)
+    cout, cin = 4, x_shape[1]
+    w = rng.integers(-100, 100, size=(cout, cin, 3, 3)).astype(np.int8)
+    w_scale = np.array([0.01, 0.02, 0.015, 0.03], np.float32) if w_scale is None else np.asarray(w_scale, np.float32)
+    w_zp = np.zeros(len(w_scale), np.int8) if w_zp is None else w_zp
+    x_scale = np.float32(0.05)
+    x_zp = act_dtype(128 if act_dtype == np.uint8 else 0)
+    y_scale = np.float32(0.1)
+    y_zp = act_dtype(10 if act_dtype == np.uint8 else -20)
+    inits = [scalar("x_scale", x_scale, np.float32), scalar("x_zp", x_zp, act_dtype), const("w", w),
+             const("w_scale", w_scale), const("w_zp", w_zp) if not isinstance(w_zp, onnx.TensorProto) else w_zp,
+             scalar("y_scale", y_scale, np.float32), scalar("y_zp", y_zp, act_dtype)]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zp"], ["xq"], name="quant_x"),
+             helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zp"], ["xf"], name="dequant_x"),
+             helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zp"], ["wf"], name="dequant_w", axis=0)]
+    conv_inputs = ["xf", "wf"]
+    if bias:
+        b_scale = (x_scale * w_scale).astype(np.float32) if bias_scale is None else np.asarray(bias_scale, np.float32)
+        inits += [const("b", np.array([100, -200, 300, 0], np.int32)), const("b_scale", b_scale),
+                  const("b_zp", np.zeros(cout, np.int32))]
+        nodes.append(helper.make_node("DequantizeLinear", ["b", "b_scale", "b_zp"], ["bf"], name="dequant_b", axis=0))
+        conv_inputs.append("bf")
+    nodes.append(helper.make_node("Conv", conv_inputs, ["conv_out"], name="conv", pads=[1, 1, 1, 1]))
+    last = "conv_out"
+    if relu == "Relu":
+        nodes.append(helper.make_node("Relu", [last], ["act_out"], name="relu"))
+        last = "act_out"
+    elif relu == "Clip":
+        inits += [scalar("clip_min", 0.0, np.float32), scalar("clip_max", 6.0, np.float32)]
+        nodes.append(helper.make_node("Clip", [last, "clip_min", "clip_max"], ["act_out"], name="clip"))
+        last = "act_out"
+    if out_quantized:
+        nodes += [helper.make_node("QuantizeLinear", [last, "y_scale", "y_zp"], ["yq"], name="quant_y"),
+                  helper.make_node("DequantizeLinear", ["yq", "y_scale", "y_zp"], ["y"], name="dequant_y")]
+    else:
+        nodes.append(helper.make_node("Identity", [last], ["y"], name="identity"))
+    y_shape = [x_shape[0], cout, x_shape[2], x_shape[3]]
+    return model(nodes, [float_input("x", list(x_shape))], [float_input("y", y_shape)], inits)
+
+
+def qop_model(extra_attr=None):
+    """QOperator form: Q -> QLinearConv -> QLinearAdd(with itself) -> QLinearGlobalAveragePool
+    -> QLinearSigmoid -> QLinearConcat(two branches) -> DequantizeLinear."""
+    rng = np.random.default_rng(2)
+    w = rng.integers(-50, 50, size=(3, 2, 1, 1)).astype(np.int8)
+    inits = [scalar("s_x", 0.05, np.float32), scalar("z_x", 0, np.int8), const("w", w),
+             const("s_w", np.array([0.01, 0.02, 0.03], np.float32)), const("z_w", np.zeros(3, np.int8)),
+             scalar("s_c", 0.1, np.float32), scalar("z_c", -5, np.int8), const("b", np.array([1, 2, 3], np.int32)),
+             scalar("s_a", 0.2, np.float32), scalar("z_a", 3, np.int8), scalar("s_p", 0.15, np.float32),
+             scalar("z_p", 0, np.int8), scalar("s_s", 1.0 / 256, np.float32), scalar("z_s", -128, np.int8),
+             scalar("s_o", 0.25, np.float32), scalar("z_o", 1, np.int8)]
+    sig_attrs = dict(extra_attr or {})
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s_x", "z_x"], ["xq"], name="quant_x"),
+             helper.make_node("QLinearConv", ["xq", "s_x", "z_x", "w", "s_w", "z_w", "s_c", "z_c", "b"], ["c"], name="qconv"),
+             helper.make_node("QLinearAdd", ["c", "s_c", "z_c", "c", "s_c", "z_c", "s_a", "z_a"], ["a"], name="qadd",
+                              domain="com.microsoft"),
+             helper.make_node("QLinearGlobalAveragePool", ["a", "s_a", "z_a", "s_p", "z_p"], ["p"], name="qgap",
+                              domain="com.microsoft", channels_last=0),
+             helper.make_node("QLinearSigmoid", ["p", "s_p", "z_p", "s_s", "z_s"], ["s"], name="qsigmoid",
+                              domain="com.microsoft", **sig_attrs),
+             helper.make_node("QLinearConcat", ["s_o", "z_o", "s", "s_s", "z_s", "p", "s_p", "z_p"], ["o"], name="qconcat",
+                              domain="com.microsoft", axis=1),
+             helper.make_node("DequantizeLinear", ["o", "s_o", "z_o"], ["y"], name="dequant_y")]
+    return model(nodes, [float_input("x", [1, 2, 4, 4])], [float_input("y", [1, 6, 1, 1])], inits,
+                 extra_opsets=[("com.microsoft", 1)])
+
+
+def matmul_qdq():
+    """x[2,3] -> Q/DQ -> MatMul(W[3,4] int8 per-column) -> Q -> DQ -> y: FullyConnected, W^T."""
+    w = np.arange(12, dtype=np.int8).reshape(3, 4)
+    inits = [scalar("s", 0.1, np.float32), scalar("z", 0, np.int8), const("w", w),
+             const("w_scale", np.array([0.1, 0.2, 0.3, 0.4], np.float32)), const("w_zp", np.zeros(4, np.int8))]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zp"], ["wf"], axis=1),
+             helper.make_node("MatMul", ["xf", "wf"], ["m"], name="matmul"),
+             helper.make_node("QuantizeLinear", ["m", "s", "z"], ["yq"]),
+             helper.make_node("DequantizeLinear", ["yq", "s", "z"], ["y"])]
+    return model(nodes, [float_input("x", [2, 3])], [float_input("y", [2, 4])], inits)
+
+
+def movement_qdq():
+    """DQ -> MaxPool -> Q (same params: alias), DQ -> Reshape -> Q (other params: Requantize),
+    and a Concat of two differently quantized inputs (Requantize + Concat)."""
+    inits = [scalar("s", 0.1, np.float32), scalar("z", 5, np.uint8), scalar("s2", 0.2, np.float32),
+             scalar("z2", 7, np.uint8), const("shape", np.array([1, -1], np.int64))]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"]),
+             helper.make_node("MaxPool", ["xf"], ["mp"], name="maxpool", kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("QuantizeLinear", ["mp", "s", "z"], ["mpq"]),
+             helper.make_node("DequantizeLinear", ["mpq", "s", "z"], ["mpf"]),
+             helper.make_node("Reshape", ["mpf", "shape"], ["r"], name="reshape"),
+             helper.make_node("QuantizeLinear", ["r", "s2", "z2"], ["rq"], name="requant"),
+             helper.make_node("DequantizeLinear", ["rq", "s2", "z2"], ["rf"]),
+             helper.make_node("Reshape", ["xf", "shape"], ["r0"], name="reshape_x"),
+             helper.make_node("Concat", ["rf", "r0"], ["cat"], name="concat", axis=1),
+             helper.make_node("QuantizeLinear", ["cat", "s2", "z2"], ["catq"], name="quant_cat"),
+             helper.make_node("DequantizeLinear", ["catq", "s2", "z2"], ["y"])]
+    return model(nodes, [float_input("x", [1, 1, 4, 4])], [float_input("y", [1, 20])], inits)
+
+
+def relu_qdq(out_scale):
+    """x -> Q -> DQ -> Relu -> Q(scale out_scale) -> DQ -> y: a Relu with no operator to fuse into."""
+    inits = [scalar("s", 0.1, np.float32), scalar("z", -10, np.int8), scalar("s_out", out_scale, np.float32)]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"]),
+             helper.make_node("Relu", ["xf"], ["r"], name="relu"),
+             helper.make_node("QuantizeLinear", ["r", "s_out", "z"], ["rq"]),
+             helper.make_node("DequantizeLinear", ["rq", "s_out", "z"], ["y"])]
+    return model(nodes, [float_input("x", [1, 8])], [float_input("y", [1, 8])], inits)
+
+
+def convinteger_qdq():
+    """x -> Q -> ConvInteger -> DequantizeLinear(int32, x_scale * w_scale) -> Q -> DQ -> y."""
+    w = np.array([[[[1, -2], [3, 4]]]], np.int8)
+    inits = [scalar("s", 0.1, np.float32), scalar("z", 3, np.uint8), const("w", w),
+             scalar("acc_scale", np.float32(0.1) * np.float32(0.5), np.float32), scalar("acc_zp", 0, np.int32),
+             scalar("s_out", 0.2, np.float32), scalar("z_out", 0, np.int8)]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("ConvInteger", ["xq", "w", "z"], ["acc"], name="convinteger"),
+             helper.make_node("DequantizeLinear", ["acc", "acc_scale", "acc_zp"], ["accf"]),
+             helper.make_node("QuantizeLinear", ["accf", "s_out", "z_out"], ["yq"], name="requantize"),
+             helper.make_node("DequantizeLinear", ["yq", "s_out", "z_out"], ["y"])]
+    return model(nodes, [float_input("x", [1, 1, 3, 3])], [float_input("y", [1, 1, 2, 2])], inits)
+
+
+def with_external_data(m, location):
+    """Moves the initializer 'w' into external data at `location` (relative to the model)."""
+    for t in m.graph.initializer:
+        if t.name == "w":
+            t.ClearField("raw_data")
+            t.data_location = TensorProto.EXTERNAL
+            t.external_data.add(key="location", value=location)
+            t.external_data.add(key="offset", value="0")
+            t.external_data.add(key="length", value=str(int(np.prod(t.dims))))
+    return m
+
+
+def make_good():
+    save(GOOD, "conv_relu_qdq.onnx", conv_qdq())
+    save(GOOD, "conv_clip_int8_qdq.onnx", conv_qdq(relu="Clip", act_dtype=np.int8))
+    save(GOOD, "qop_branches.onnx", qop_model())
+    save(GOOD, "matmul_qdq.onnx", matmul_qdq())
+    save(GOOD, "movement_qdq.onnx", movement_qdq())
+    save(GOOD, "convinteger_qdq.onnx", convinteger_qdq())
+    save(GOOD, "relu_same_scale_qdq.onnx", relu_qdq(0.1))
+    save(GOOD, "relu_new_scale_qdq.onnx", relu_qdq(0.05))
+    unsorted = conv_qdq()
+    nodes = list(unsorted.graph.node)
+    del unsorted.graph.node[:]
+    unsorted.graph.node.extend(reversed(nodes))
+    save(GOOD, "unsorted_nodes.onnx", unsorted)
+    dynamic = conv_qdq()
+    dynamic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    save(GOOD, "dynamic_batch.onnx", dynamic)  # needs --pin-batch
+    # External data: the weight bytes in a file beside the model.
+    ext = conv_qdq()
+    w = next(numpy_helper.to_array(t) for t in ext.graph.initializer if t.name == "w")
+    w.tofile(os.path.join(GOOD, "external_weights.bin"))
+    save(GOOD, "external_data.onnx", with_external_data(ext, "external_weights.bin"))
+
+
+def make_bad():
+    good = conv_qdq().SerializeToString()
+    open(os.path.join(BAD, "empty.onnx"), "wb").close()
+    with open(os.path.join(BAD, "truncated.onnx"), "wb") as f:
+        f.write(good[: len(good) // 2])
+    with open(os.path.join(BAD, "wrong_magic.onnx"), "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+
+    # A float model: Conv with float weights, nothing quantized.
+    save(BAD, "float_only.onnx", model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
+                                       [float_input("x", [1, 1, 4, 4])], [float_input("y", [1, 1, 2, 2])],
+                                       [const("w", np.ones((1, 1, 3, 3), np.float32))]))
+    # A quantized model with one float operator in the middle (Erf is not carried).
+    m = conv_qdq()
+    for n in m.graph.node:
+        if n.name == "dequant_y":
+            n.output[0] = "yf"
+    m.graph.node.append(helper.make_node("Erf", ["yf"], ["y"], name="erf"))
+    save(BAD, "unsupported_operator.onnx", m)
+    # A float64 graph input.
+    m = conv_qdq()
+    m.graph.input.append(helper.make_tensor_value_info("d", TensorProto.DOUBLE, [2]))
+    m.graph.output.append(helper.make_tensor_value_info("d_out", TensorProto.DOUBLE, [2]))
+    m.graph.node.append(helper.make_node("Identity", ["d"], ["d_out"], name="pass_double"))
+    save(BAD, "unsupported_dtype.onnx", m)
+
+    m = conv_qdq()
+    m.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "H"
+    save(BAD, "dynamic_height.onnx", m)
+    m = conv_qdq()
+    m.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    save(BAD, "dynamic_batch.onnx", m)
+
+    m = conv_qdq()
+    m.opset_import[0].version = 18
+    save(BAD, "opset_too_new.onnx", m)
+    m = conv_qdq()
+    m.opset_import[0].version = 9
+    save(BAD, "opset_too_old.onnx", m)
+
+    m = conv_qdq()
+    m.graph.input[0].type.tensor_type.shape.dim[1].dim_value = 0
+    save(BAD, "zero_dimension.onnx", m)
+    m = conv_qdq()
+    m.graph.input[0].type.tensor_type.shape.dim[3].dim_value = -5
+    save(BAD, "negative_dimension.onnx", m)
+    # An initializer claiming 2^31 * 2^31 elements (the product overflows 64 bits when in bytes).
+    m = conv_qdq()
+    huge = TensorProto(name="huge", data_type=TensorProto.INT8, dims=[2**31, 2**31, 16], raw_data=b"\0")
+    m.graph.initializer.append(huge)
+    save(BAD, "huge_dimensions.onnx", m)
+
+    m = conv_qdq()
+    m.graph.initializer.remove(next(t for t in m.graph.initializer if t.name == "w"))
+    save(BAD, "missing_initializer.onnx", m)
+    m = conv_qdq()
+    m.graph.output[0].name = "nobody_makes_this"
+    save(BAD, "dangling_output.onnx", m)
+    # A cycle: the conv reads the output of the relu after it.
+    m = conv_qdq()
+    for n in m.graph.node:
+        if n.name == "conv":
+            n.input[0] = "act_out"
+    save(BAD, "cycle.onnx", m)
+
+    save(BAD, "zero_point_out_of_range.onnx",
+         conv_qdq(w_zp=helper.make_tensor("w_zp", TensorProto.INT8, [4], [0, 0, 200, 0])))
+    save(BAD, "scale_zero.onnx", conv_qdq(w_scale=[0.01, 0.0, 0.01, 0.01]))
+    save(BAD, "scale_negative.onnx", conv_qdq(w_scale=[0.01, -0.5, 0.01, 0.01]))
+    save(BAD, "scale_nan.onnx", conv_qdq(w_scale=[0.01, np.nan, 0.01, 0.01]))
+    save(BAD, "scale_inf.onnx", conv_qdq(w_scale=[0.01, np.inf, 0.01, 0.01]))
+    save(BAD, "per_channel_length.onnx", conv_qdq(w_scale=[0.01, 0.02, 0.03], w_zp=np.zeros(3, np.int8), bias=False))
+    save(BAD, "bias_scale_mismatch.onnx", conv_qdq(bias_scale=[0.5, 0.5, 0.5, 0.5]))
+    save(BAD, "float_output_not_quantized.onnx", conv_qdq(out_quantized=False))
+
+    save(BAD, "unsupported_attribute_contrib.onnx", qop_model(extra_attr={"channels_last": 1}))
+    m = matmul_qdq()
+    for n in m.graph.node:
+        if n.op_type == "MatMul":
+            n.op_type = "Gemm"
+            n.attribute.append(helper.make_attribute("alpha", 0.5))
+    save(BAD, "unsupported_attribute_gemm.onnx", m)
+
+    # External data that escapes the model's folder, and external data whose file is missing.
+    save(BAD, "external_traversal.onnx", with_external_data(conv_qdq(), "../good/external_weights.bin"))
+    save(BAD, "external_missing.onnx", with_external_data(conv_qdq(), "no_such_weights.bin"))
+
+
+def main():
+    for folder in (BAD, GOOD):
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+    make_good()
+    make_bad()
+
+
+if __name__ == "__main__":
+    main()

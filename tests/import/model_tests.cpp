@@ -1,0 +1,123 @@
+// Every test model listed in models/manifest.json imports, agrees with the figures the model
+// maker recorded, and the QDQ form of each model gives the same IR as its QOperator twin
+// (same operators, shapes, quantization, clamps and weight bytes): folding QDQ is exact in the
+// sense that it computes what the QLinear operators compute.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "error.hpp"
+#include "import/onnx_import.hpp"
+
+namespace fs = std::filesystem;
+using namespace tightfit;
+
+namespace {
+
+const fs::path kModels = MODELS_DIR;
+
+// The manifest, or null when the models have not been made yet.
+nlohmann::json read_manifest() {
+  const fs::path manifest = kModels / "manifest.json";
+  if (!fs::exists(manifest)) return nullptr;
+  std::ifstream in(manifest);
+  return nlohmann::json::parse(in);
+}
+
+ir::Graph import_model(const nlohmann::json& m) {
+  import::Options options;
+  options.pin_batch = m.contains("symbolic_batch");
+  return import::import_onnx((kModels / m.at("file").get<std::string>()).string(), options);
+}
+
+// Everything about a tensor but its name.
+void check_same_tensor(const ir::Tensor& a, const ir::Tensor& b) {
+  INFO(a.name << " vs " << b.name);
+  CHECK(a.dtype == b.dtype);
+  CHECK(a.shape == b.shape);
+  CHECK(a.quantized == b.quantized);
+  CHECK(a.quant.axis == b.quant.axis);
+  CHECK(a.quant.scale == b.quant.scale);
+  CHECK(a.quant.zero_point == b.quant.zero_point);
+  CHECK(a.is_constant == b.is_constant);
+  CHECK(a.data == b.data);
+}
+
+void check_same_graph(const ir::Graph& a, const ir::Graph& b) {
+  REQUIRE(a.nodes.size() == b.nodes.size());
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    const ir::Node& x = a.nodes[i];
+    const ir::Node& y = b.nodes[i];
+    INFO("node " << i << ": " << x.name << " (" << x.onnx_op << ") vs " << y.name << " (" << y.onnx_op << ")");
+    REQUIRE(x.op == y.op);
+    CHECK(x.attrs.act_min == y.attrs.act_min);
+    CHECK(x.attrs.act_max == y.attrs.act_max);
+    CHECK(x.attrs.kernel_shape == y.attrs.kernel_shape);
+    CHECK(x.attrs.strides == y.attrs.strides);
+    CHECK(x.attrs.pads == y.attrs.pads);
+    CHECK(x.attrs.group == y.attrs.group);
+    CHECK(x.attrs.axis == y.attrs.axis);
+    CHECK(x.attrs.perm == y.attrs.perm);
+    CHECK(x.attrs.scales == y.attrs.scales);
+    REQUIRE(x.inputs.size() == y.inputs.size());
+    for (std::size_t k = 0; k < x.inputs.size(); ++k) check_same_tensor(a.tensors[x.inputs[k]], b.tensors[y.inputs[k]]);
+    check_same_tensor(a.tensors[x.outputs[0]], b.tensors[y.outputs[0]]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every model in models/manifest.json imports with the MACs and weight bytes its maker recorded") {
+  const auto doc = read_manifest();
+  if (doc.is_null()) {
+    WARN("models/manifest.json does not exist yet: skipping the test models");
+    return;
+  }
+  REQUIRE(!doc.at("models").empty());
+  for (const auto& m : doc["models"]) {
+    const std::string file = m.at("file").get<std::string>();
+    SECTION(file) {
+      const ir::Graph g = import_model(m);
+      REQUIRE(g.inputs.size() == m.at("inputs").size());
+      REQUIRE(g.outputs.size() == m.at("outputs").size());
+      for (std::size_t i = 0; i < g.inputs.size(); ++i)
+        CHECK(g.tensors[g.inputs[i]].shape == m["inputs"][i].at("shape").get<std::vector<std::int64_t>>());
+      for (std::size_t i = 0; i < g.outputs.size(); ++i)
+        CHECK(g.tensors[g.outputs[i]].shape == m["outputs"][i].at("shape").get<std::vector<std::int64_t>>());
+      if (m.contains("figures")) {
+        std::int64_t macs = 0, weight_bytes = 0;
+        for (const auto& n : g.nodes) macs += g.macs(n);
+        for (const auto& t : g.tensors)
+          if (t.is_constant) weight_bytes += t.bytes();
+        CHECK(macs == m["figures"].at("macs").get<std::int64_t>());
+        CHECK(weight_bytes == m["figures"].at("weight_bytes").get<std::int64_t>());
+      }
+    }
+  }
+}
+
+TEST_CASE("a model with a symbolic batch is refused without pin_batch and naming the input") {
+  const auto doc = read_manifest();
+  if (doc.is_null()) return;
+  for (const auto& m : doc["models"]) {
+    if (!m.contains("symbolic_batch")) continue;
+    const std::string path = (kModels / m.at("file").get<std::string>()).string();
+    CHECK_THROWS_WITH(import::import_onnx(path, import::Options{}), Catch::Contains("--pin-batch") && Catch::Contains("dimension 0"));
+  }
+}
+
+TEST_CASE("each QDQ model imports to the same IR as its QOperator twin") {
+  const auto doc = read_manifest();
+  if (doc.is_null()) return;
+  std::map<std::string, nlohmann::json> by_file;
+  for (const auto& m : doc["models"]) by_file[m.at("file").get<std::string>()] = m;
+  for (const auto& m : doc["models"]) {
+    if (m.at("form") != "qdq" || !m.contains("twin") || !by_file.count(m["twin"].get<std::string>())) continue;
+    SECTION(m.at("file").get<std::string>()) {
+      check_same_graph(import_model(m), import_model(by_file[m["twin"].get<std::string>()]));
+    }
+  }
+}
