@@ -33,6 +33,7 @@ void add_compile_command(CLI::App& app) {
     if (!plan_csv->empty()) plan::write_csv(*plan_csv, model.lifetimes.problem.buffers, model.plan);
     if (*quiet) return;
     fmt::print("{}", report::render_text(model.report));
+    fmt::print("planned in {:.1f} ms\n", model.plan.time_ms);
     fmt::print("wrote {0}/{1}.hpp {0}/{1}.cpp and {0}/{1}.report.{{txt,json,html}} {0}/{1}.memory.svg\n", *out_dir,
                compile.name);
   });

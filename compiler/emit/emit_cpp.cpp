@@ -341,7 +341,7 @@ class Emitter {
     const tightfit::BroadcastForm form = tightfit::binary_broadcast_form(as.data(), static_cast<int>(as.size()), bs.data(),
                                                                         static_cast<int>(bs.size()));
     const tightfit::AddRequant r = tightfit::add_requant(a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0],
-                                                         b.quant.zero_point[0], y.quant.scale[0], y.quant.zero_point[0]);
+                                                         b.quant.zero_point[0], y.quant.scale[0], y.quant.zero_point[0], form);
     static const char* const kForms[] = {"kElementwise", "kScalarA", "kScalarB"};
     const std::string block = params(
         "AddParams", id,

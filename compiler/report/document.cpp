@@ -87,7 +87,6 @@ Document read_document(const json& report) {
   d.cap_bytes = optional_value<std::uint64_t>(report.at("cap_bytes"));
   d.weights_bytes = report.at("weights_bytes").get<std::uint64_t>();
   d.io_in_arena = report.at("io_in_arena").get<bool>();
-  d.planner_time_ms = report.at("planner").at("time_ms").get<double>();
   d.planner_time_limit_s = report.at("planner").at("time_limit_s").get<double>();
   for (const auto& r : report.at("regions")) {
     d.regions.push_back({r.at("name").get<std::string>(), optional_value<std::uint64_t>(r.at("capacity")),

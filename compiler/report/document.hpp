@@ -47,7 +47,7 @@ struct Document {
   std::uint64_t arena_bytes = 0, lower_bound_bytes = 0, gap_bytes = 0, weights_bytes = 0;
   std::optional<std::uint64_t> cap_bytes;
   bool io_in_arena = true;
-  double planner_time_ms = 0, planner_time_limit_s = 0;
+  double planner_time_limit_s = 0;
   std::vector<Region> regions;
   std::uint64_t flash_weights_bytes = 0, flash_schedule_bytes = 0, flash_code_estimate_bytes = 0;
   std::uint64_t greedy_by_size_bytes = 0, no_reuse_bytes = 0;

@@ -234,8 +234,8 @@ std::string render_html(const nlohmann::json& report) {
   out += "<link rel=\"icon\" href=\"data:,\">\n";
   out += fmt::format("<title>{}: tightfit memory report</title>\n<style>{}</style>\n</head>\n<body>\n", esc(d.name), kStyle);
   out += fmt::format("<header><h1>{}<span class=\"badge {}\">{}</span></h1>\n", esc(d.name), esc(d.status), esc(d.status));
-  out += fmt::format("<p class=\"sub\">{} &middot; {} &middot; planned in {:.1f} ms (time limit {:g} s)</p></header>\n",
-                     esc(d.model), esc(d.tool), d.planner_time_ms, d.planner_time_limit_s);
+  out += fmt::format("<p class=\"sub\">{} &middot; {} &middot; planner time limit {:g} s</p></header>\n",
+                     esc(d.model), esc(d.tool), d.planner_time_limit_s);
   out += failure_box(d) + summary_cards(d) + comparison_bars(d);
   out += "<h2>Memory map</h2>\n<div class=\"map\">\n" + memory_map_svg(d) + "</div>\n";
   out += "<p class=\"hint\">x: schedule step; y: address in the region. One rectangle per buffer; hover it for its "

@@ -77,8 +77,7 @@ std::string step_name(const Document& d, std::uint64_t step) {
 
 std::string header(const Document& d) {
   std::string out = fit(fmt::format("tightfit memory report: {}", d.name), kWidth) + "\n";
-  out += fit(fmt::format("  model {}; {}; planned in {:.1f} ms (time limit {:g} s)", d.model, d.tool, d.planner_time_ms,
-                         d.planner_time_limit_s),
+  out += fit(fmt::format("  model {}; {}; planner time limit {:g} s", d.model, d.tool, d.planner_time_limit_s),
              kWidth) +
          "\n\n";
   return out;

@@ -240,7 +240,7 @@ json synthetic_report(const SyntheticOptions& options) {
           {"cap_bytes", options.cap ? json(*options.cap) : json(nullptr)},
           {"weights_bytes", weights},
           {"io_in_arena", true},
-          {"planner", {{"time_ms", 0.25 * steps}, {"time_limit_s", 5}}},
+          {"planner", {{"time_limit_s", 5}}},
           {"regions", regions},
           {"flash",
            {{"weights_bytes", weights}, {"schedule_bytes", 48 * steps}, {"code_estimate_bytes", 6000 + 120 * steps}}},
