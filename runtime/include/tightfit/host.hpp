@@ -1,0 +1,279 @@
+// tightfit runtime: host-side helpers that compute the constants generated
+// code passes to the kernels (multipliers, lookup tables, index maps, packed
+// weights), each mirroring the ONNX Runtime routine named beside it so that
+// the integer kernels reproduce ORT's outputs bit for bit.
+//
+// For the compiler (and tests) on the host: uses <cmath> and double precision.
+// Build with -ffp-contract=off like the kernels (tightfit_runtime exports it).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "tightfit/numerics.hpp"
+#include "tightfit/params.hpp"
+
+namespace tightfit {
+
+// QLinearConv / QLinearMatMul output scale, per output channel:
+// ORT computes X_scale * W_scale[i] / Y_scale, left to right, in float.
+inline float conv_multiplier(float x_scale, float w_scale, float y_scale) { return x_scale * w_scale / y_scale; }
+
+// QLinearGlobalAveragePool (MLAS CheckQLinearGlobalAveragePoolScaleAndSize):
+// ScaleInput / (ScaleOutput * (float)ImageSize).
+inline float global_average_pool_multiplier(float x_scale, float y_scale, int32_t image_size) {
+  return x_scale / (y_scale * static_cast<float>(image_size));
+}
+
+// Which MLAS QLinearAdd path ORT's broadcaster takes (see params.hpp).  Shapes
+// in ONNX order, right-aligned (shorter shapes get leading 1s); rank <= 8.
+inline BroadcastForm binary_broadcast_form(const int64_t* a_shape, int a_rank, const int64_t* b_shape, int b_rank) {
+  const int rank = a_rank > b_rank ? a_rank : b_rank;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int da = d - (rank - a_rank);
+    const int db = d - (rank - b_rank);
+    const int64_t a_dim = da >= 0 ? a_shape[da] : 1;
+    const int64_t b_dim = db >= 0 ? b_shape[db] : 1;
+    if (a_dim <= 1 && b_dim <= 1) continue;  // ORT merges dims where both are 1
+    if (a_dim == 1) return BroadcastForm::kScalarA;
+    if (b_dim == 1) return BroadcastForm::kScalarB;
+    return BroadcastForm::kElementwise;
+  }
+  return BroadcastForm::kScalarA;  // both single elements: ORT's input-0-scalar path
+}
+
+// QLinearAdd constants (MlasQLinearAddKernelAvx2Helper): the ratios
+// ScaleA / ScaleC and ScaleB / ScaleC, and the fixed part
+// (float)ZeroPointC - (ScaleRatio_AC * ZeroPointA + ScaleRatio_BC * ZeroPointB),
+// which ORT's build evaluates with one FMA: ZeroPointC - fma(ratio_1, zp_1,
+// ratio_2 * zp_2), operand 1 being MLAS's first input: A, or B when ORT swaps
+// the operands (form kScalarA).  `form` comes from binary_broadcast_form().
+struct AddRequant {
+  float a_ratio;
+  float b_ratio;
+  float fixed;
+};
+inline AddRequant add_requant(float a_scale, int32_t a_zero_point, float b_scale, int32_t b_zero_point,
+                              float c_scale, int32_t c_zero_point, BroadcastForm form) {
+  AddRequant r{};
+  r.a_ratio = a_scale / c_scale;
+  r.b_ratio = b_scale / c_scale;
+  const float a_zp = static_cast<float>(a_zero_point);
+  const float b_zp = static_cast<float>(b_zero_point);
+  const float zero_parts = form == BroadcastForm::kScalarA ? fused_multiply_add(r.b_ratio, b_zp, r.a_ratio * a_zp)
+                                                           : fused_multiply_add(r.a_ratio, a_zp, r.b_ratio * b_zp);
+  r.fixed = static_cast<float>(c_zero_point) - zero_parts;
+  return r;
+}
+
+// QLinearMul (MlasQLinearMulKernel): ScaleA * ScaleB / ScaleC, left to right.
+inline float mul_ratio(float a_scale, float b_scale, float c_scale) { return a_scale * b_scale / c_scale; }
+
+// The 4-D broadcast walk of add()/mul(): dims in arena order, rank <= 4, all
+// three with the same rank (1 where an input broadcasts).
+inline BinaryShape binary_shape(const int32_t* out_dims, const int32_t* a_dims, const int32_t* b_dims, int rank) {
+  BinaryShape s{};
+  const int lead = 4 - rank;
+  int32_t a_stride = 1;
+  int32_t b_stride = 1;
+  for (int d = 3; d >= 0; --d) {
+    const int src = d - lead;
+    s.out_dims[d] = src >= 0 ? out_dims[src] : 1;
+    const int32_t a_dim = src >= 0 ? a_dims[src] : 1;
+    const int32_t b_dim = src >= 0 ? b_dims[src] : 1;
+    s.a_strides[d] = a_dim == 1 ? 0 : a_stride;
+    s.b_strides[d] = b_dim == 1 ? 0 : b_stride;
+    a_stride *= a_dim;
+    b_stride *= b_dim;
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// MLAS's logistic and tanh, as the AVX2/FMA3 kernels of x86-64 ORT compute
+// them (MlasComputeLogisticF32KernelFma3, MlasTanhKernelFma3: the Eigen
+// rational approximations with fused multiply-adds).  ORT's float Sigmoid and
+// Tanh operators and its QLinearSigmoid table call these.
+inline float mlas_logistic(float x) {
+  constexpr float kLower = -18.0f, kUpper = 18.0f;
+  constexpr float kAlpha9 = 4.37031012579801e-11f, kAlpha7 = 1.15627324459942e-07f,
+                  kAlpha5 = 6.08574864600143e-05f, kAlpha3 = 8.51377133304701e-03f,
+                  kAlpha1 = 2.48287947061529e-01f;
+  constexpr float kBeta10 = 6.10247389755681e-13f, kBeta8 = 5.76102136993427e-09f,
+                  kBeta6 = 6.29106785017040e-06f, kBeta4 = 1.70198817374094e-03f,
+                  kBeta2 = 1.16817656904453e-01f, kBeta0 = 9.93151921023180e-01f;
+  x = kLower > x ? kLower : x;  // vmaxps(lower, x)
+  x = kUpper < x ? kUpper : x;  // vminps(upper, x)
+  const float x2 = x * x;
+  float p = fused_multiply_add(x2, kAlpha9, kAlpha7);
+  p = fused_multiply_add(x2, p, kAlpha5);
+  p = fused_multiply_add(x2, p, kAlpha3);
+  p = fused_multiply_add(x2, p, kAlpha1);
+  float q = fused_multiply_add(x2, kBeta10, kBeta8);
+  q = fused_multiply_add(x2, q, kBeta6);
+  q = fused_multiply_add(x2, q, kBeta4);
+  q = fused_multiply_add(x2, q, kBeta2);
+  q = fused_multiply_add(x2, q, kBeta0);
+  p = x * p;
+  const float y = p / q + 0.5f;
+  return 0.0f > y ? 0.0f : y;  // the FMA3 kernel clamps below only
+}
+
+inline float mlas_tanh(float x) {
+  constexpr float kLower = -9.0f, kUpper = 9.0f;
+  constexpr float kAlpha13 = -2.76076847742355e-16f, kAlpha11 = 2.00018790482477e-13f,
+                  kAlpha9 = -8.60467152213735e-11f, kAlpha7 = 5.12229709037114e-08f,
+                  kAlpha5 = 1.48572235717979e-05f, kAlpha3 = 6.37261928875436e-04f,
+                  kAlpha1 = 4.89352455891786e-03f;
+  constexpr float kBeta6 = 1.19825839466702e-06f, kBeta4 = 1.18534705686654e-04f,
+                  kBeta2 = 2.26843463243900e-03f, kBeta0 = 4.89352518554385e-03f;
+  x = kLower > x ? kLower : x;
+  x = kUpper < x ? kUpper : x;
+  const float x2 = x * x;
+  float p = fused_multiply_add(x2, kAlpha13, kAlpha11);
+  p = fused_multiply_add(x2, p, kAlpha9);
+  p = fused_multiply_add(x2, p, kAlpha7);
+  p = fused_multiply_add(x2, p, kAlpha5);
+  p = fused_multiply_add(x2, p, kAlpha3);
+  p = fused_multiply_add(x2, p, kAlpha1);
+  float q = fused_multiply_add(x2, kBeta6, kBeta4);
+  q = fused_multiply_add(x2, q, kBeta2);
+  q = fused_multiply_add(x2, q, kBeta0);
+  p = x * p;
+  return p / q;
+}
+
+// ORT's QlinearBuildLookupTable<T>: entry i (the raw byte of an input value x)
+// is MlasQuantizeLinear(fn(X_scale * (x - X_zero_point)), Y_scale, Y_zero_point).
+template <typename T, typename Fn>
+inline void build_lookup_table(float x_scale, int32_t x_zero_point, float y_scale, int32_t y_zero_point, Fn fn,
+                               uint8_t table[256]) {
+  for (int i = 0; i < 256; ++i) {
+    const T x = static_cast<T>(i);
+    const float dequantized = x_scale * static_cast<float>(static_cast<int32_t>(x) - x_zero_point);
+    table[i] = static_cast<uint8_t>(quantize_linear<T>(fn(dequantized), y_scale, y_zero_point));
+  }
+}
+
+// QLinearSigmoid (and Sigmoid between DequantizeLinear and QuantizeLinear).
+template <typename T>
+inline void build_sigmoid_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_logistic(v); }, table);
+}
+
+// Tanh between DequantizeLinear and QuantizeLinear (ORT's float Tanh is MlasComputeTanh).
+template <typename T>
+inline void build_tanh_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_tanh(v); }, table);
+}
+
+// QLinearLeakyRelu: v >= 0 ? v : alpha * v.
+template <typename T>
+inline void build_leaky_relu_table(float alpha, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp,
+                                   uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [alpha](float v) { return v >= 0.0f ? v : alpha * v; },
+                        table);
+}
+
+// Requantization from (x_scale, x_zp) to (y_scale, y_zp): QLinearConcat's
+// per-input table, and DequantizeLinear -> QuantizeLinear.
+template <typename T>
+inline void build_requantize_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return v; }, table);
+}
+
+// QLinearSoftmax's table (QlinearBuildLookupUint32 with EXP_OUT_DTYPE float):
+// exp((i - 255 + shift) * x_scale) in double, stored as float, where
+// shift = max(0, log(FLT_MAX / reduce_len) - 5) / x_scale; for int8 the entry
+// of i is stored at byte (i - 128).  reduce_len is the softmax row length.
+inline void build_softmax_table(float x_scale, int32_t reduce_len, bool is_signed, float table[256]) {
+  constexpr double kFloatMax = 3.40282346638528859811704183484516925e+38;
+  double shift = std::log(static_cast<double>(static_cast<float>(kFloatMax) / static_cast<float>(reduce_len)));
+  shift = (shift - 5.0 > 0.0 ? shift - 5.0 : 0.0) / static_cast<double>(x_scale);
+  for (int32_t i = 0; i < 256; ++i) {
+    const double e = std::exp((static_cast<double>(i) - 255.0 + shift) * static_cast<double>(x_scale));
+    const uint8_t index = static_cast<uint8_t>(is_signed ? i - 128 : i);
+    table[index] = static_cast<float>(e);
+  }
+}
+
+// QLinearSoftmax's output scale: std::floor(1.0F / Y_scale), a float.
+inline float softmax_output_scale_inv(float y_scale) { return std::floor(1.0f / y_scale); }
+
+// ---------------------------------------------------------------------------
+// Resize, mode nearest (ORT upsamplebase.h GetOriginalCoordinateFromResizedCoordinate
+// and GetNearestPixelFromOriginal, upsample.cc's input mappings): the source
+// index of output index `out_index` along one axis.  scale is ORT's float
+// scale for the axis: the `scales` input, or (float)out_len / (float)in_len
+// when `sizes` is given.
+enum class ResizeCoordinateMode { kHalfPixel, kAsymmetric, kPytorchHalfPixel, kTfHalfPixelForNn, kAlignCorners };
+enum class ResizeNearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+
+inline int32_t resize_nearest_index(int32_t out_index, int32_t in_len, int32_t out_len, float scale,
+                                    ResizeCoordinateMode coordinate_mode, ResizeNearestMode nearest_mode) {
+  if (scale == 1.0f) return out_index;
+  const float x = static_cast<float>(out_index);
+  const float length_resized = static_cast<float>(out_len);
+  const float length_original = static_cast<float>(in_len);
+  float original = 0.0f;
+  switch (coordinate_mode) {
+    case ResizeCoordinateMode::kHalfPixel:
+      original = ((x + 0.5f) / scale) - 0.5f;
+      break;
+    case ResizeCoordinateMode::kAsymmetric:
+      original = x / scale;
+      break;
+    case ResizeCoordinateMode::kPytorchHalfPixel:
+      original = length_resized > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+      break;
+    case ResizeCoordinateMode::kTfHalfPixelForNn:
+      original = (x + 0.5f) / scale;
+      break;
+    case ResizeCoordinateMode::kAlignCorners:
+      original = length_resized == 1 ? 0.0f : x * (length_original - 1) / (length_resized - 1);
+      break;
+  }
+  int64_t index = 0;
+  switch (nearest_mode) {
+    case ResizeNearestMode::kRoundPreferFloor:
+      index = original == static_cast<float>(static_cast<int64_t>(original)) + 0.5f
+                  ? static_cast<int64_t>(std::floor(original))
+                  : static_cast<int64_t>(std::round(original));
+      break;
+    case ResizeNearestMode::kRoundPreferCeil:
+      index = static_cast<int64_t>(std::round(original));
+      break;
+    case ResizeNearestMode::kFloor:
+      index = static_cast<int64_t>(std::floor(original));
+      break;
+    case ResizeNearestMode::kCeil:
+      index = static_cast<int64_t>(std::ceil(original));
+      break;
+  }
+  if (index >= in_len) index = in_len - 1;
+  if (index < 0) index = 0;
+  return static_cast<int32_t>(index);
+}
+
+// ---------------------------------------------------------------------------
+// Conv weights from ONNX's OIHW order ([out_c][in_c/groups][kh][kw]) to the
+// layout conv() reads for these parameters (see ConvParams).
+template <typename TW>
+inline void pack_conv_weights(const ConvParams& p, const TW* oihw, TW* packed) {
+  const int32_t group_in_c = p.in_c / p.groups;
+  for (int32_t oc = 0; oc < p.out_c; ++oc) {
+    for (int32_t ic = 0; ic < group_in_c; ++ic) {
+      for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+        for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+          const TW w = oihw[((oc * group_in_c + ic) * p.kernel_h + ky) * p.kernel_w + kx];
+          const int32_t to = conv_is_depthwise(p) ? (ky * p.kernel_w + kx) * p.out_c + oc
+                                                         : ((oc * p.kernel_h + ky) * p.kernel_w + kx) * group_in_c + ic;
+          packed[to] = w;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tightfit

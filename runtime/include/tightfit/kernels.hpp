@@ -1,0 +1,460 @@
+// tightfit runtime: the kernels that generated code calls.
+//
+// Freestanding C++17: no heap, no exceptions, no RTTI, no I/O, no libm; every
+// kernel is a function template over the activation type T (int8_t or
+// uint8_t; weights TW int8_t or uint8_t) that reads its parameters from a
+// constexpr block (see params.hpp), its weights from flash, and its tensors
+// from the arena.  No kernel needs scratch memory.
+//
+// Aliasing: `out` must not overlap any input, except that lookup(), clamp(),
+// add() and mul() may write over an input that has the output's shape (each
+// element is read before it is written at the same index).
+//
+// Numerics mirror ONNX Runtime's CPU kernels (graph optimizations disabled) on
+// x86-64; each kernel says which ORT routine it follows.  See docs/runtime.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tightfit/numerics.hpp"
+#include "tightfit/params.hpp"
+
+namespace tightfit {
+
+// Typed view of an arena offset, for generated code:
+//   tightfit::conv(p, tightfit::at<int8_t>(arena, 0), w, b, m, tightfit::at<int8_t>(arena, 4096));
+template <typename T>
+inline T* at(uint8_t* arena, uint32_t offset) {
+  return reinterpret_cast<T*>(arena + offset);
+}
+
+namespace detail {
+
+template <typename T, typename TW>
+inline int32_t dot(const T* x, const TW* w, int32_t n, int32_t x_zero_point, int32_t w_zero_point) {
+  int32_t acc = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    acc += (static_cast<int32_t>(x[i]) - x_zero_point) * (static_cast<int32_t>(w[i]) - w_zero_point);
+  }
+  return acc;
+}
+
+template <typename T>
+inline T conv_output(const ConvParams& p, int32_t acc, int32_t oc, const int32_t* bias, const float* multipliers) {
+  if (bias != nullptr) acc += bias[oc];
+  return requantize<T>(acc, multipliers[p.per_channel ? oc : 0], p.output_zero_point, p.output_min, p.output_max);
+}
+
+}  // namespace detail
+
+// Pointwise convolution: every output pixel is a matrix-vector product of the
+// same pixel's channels with the OHWI (here [out_c][in_c]) weights.
+template <typename T, typename TW>
+inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const float* multipliers, T* out) {
+  const int32_t pixels = p.batch * p.in_h * p.in_w;
+  for (int32_t px = 0; px < pixels; ++px) {
+    const T* x = in + px * p.in_c;
+    T* y = out + px * p.out_c;
+    for (int32_t oc = 0; oc < p.out_c; ++oc) {
+      const int32_t acc = detail::dot(x, weights + oc * p.in_c, p.in_c, p.input_zero_point, p.weight_zero_point);
+      y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
+    }
+  }
+}
+
+// Depthwise convolution (groups == in_c): output channel oc reads input channel
+// oc / multiplier; weights [kh][kw][out_c].  Taps that fall in the padding
+// contribute nothing (ORT pads with the input zero point).
+template <typename T, typename TW>
+inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const float* multipliers, T* out) {
+  const int32_t depth_multiplier = p.out_c / p.in_c;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        for (int32_t oc = 0; oc < p.out_c; ++oc) {
+          const int32_t ic = oc / depth_multiplier;
+          int32_t acc = 0;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const int32_t xv = static_cast<int32_t>(in[((b * p.in_h + iy) * p.in_w + ix) * p.in_c + ic]);
+              const int32_t wv = static_cast<int32_t>(weights[(ky * p.kernel_w + kx) * p.out_c + oc]);
+              acc += (xv - p.input_zero_point) * (wv - p.weight_zero_point);
+            }
+          }
+          y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
+        }
+      }
+    }
+  }
+}
+
+// General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
+template <typename T, typename TW>
+inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                         const float* multipliers, T* out) {
+  const int32_t group_in_c = p.in_c / p.groups;
+  const int32_t group_out_c = p.out_c / p.groups;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        for (int32_t oc = 0; oc < p.out_c; ++oc) {
+          const int32_t channel_offset = (oc / group_out_c) * group_in_c;
+          const TW* w_oc = weights + oc * p.kernel_h * p.kernel_w * group_in_c;
+          int32_t acc = 0;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const T* x = in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c + channel_offset;
+              const TW* w = w_oc + (ky * p.kernel_w + kx) * group_in_c;
+              acc += detail::dot(x, w, group_in_c, p.input_zero_point, p.weight_zero_point);
+            }
+          }
+          y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
+        }
+      }
+    }
+  }
+}
+
+// ONNX QLinearConv (ORT: QLinearConv + MlasRequantizeOutput), NHWC, choosing
+// the depthwise, pointwise or general path from the parameters.
+template <typename T, typename TW>
+inline void conv(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const float* multipliers,
+                 T* out) {
+  if (conv_is_depthwise(p)) {
+    conv_depthwise(p, in, weights, bias, multipliers, out);
+  } else if (conv_is_pointwise(p)) {
+    conv_pointwise(p, in, weights, bias, multipliers, out);
+  } else {
+    conv_general(p, in, weights, bias, multipliers, out);
+  }
+}
+
+// ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
+template <typename T, typename TW>
+inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
+                            const float* multipliers, T* out) {
+  for (int32_t r = 0; r < p.rows; ++r) {
+    const T* x = in + r * p.in_features;
+    T* y = out + r * p.out_features;
+    for (int32_t o = 0; o < p.out_features; ++o) {
+      int32_t acc = detail::dot(x, weights + o * p.in_features, p.in_features, p.input_zero_point,
+                                p.weight_zero_point);
+      if (bias != nullptr) acc += bias[o];
+      y[o] = requantize<T>(acc, multipliers[p.per_channel ? o : 0], p.output_zero_point, p.output_min,
+                           p.output_max);
+    }
+  }
+}
+
+// ONNX MaxPool on int8/uint8 (exact; padded taps are skipped).
+template <typename T>
+inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        for (int32_t c = 0; c < p.channels; ++c) {
+          int32_t best = QuantLimits<T>::kMin;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const int32_t v = static_cast<int32_t>(in[((b * p.in_h + iy) * p.in_w + ix) * p.channels + c]);
+              best = v > best ? v : best;
+            }
+          }
+          y[c] = static_cast<T>(best);
+        }
+      }
+    }
+  }
+}
+
+// com.microsoft QLinearGlobalAveragePool (ORT: MlasQLinearGlobalAveragePoolNhwc):
+// integer sum minus zero point * image size, then requantized.
+template <typename T>
+inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
+  const int32_t bias = -p.input_zero_point * p.image_size;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    const T* x = in + b * p.image_size * p.channels;
+    T* y = out + b * p.channels;
+    for (int32_t c = 0; c < p.channels; ++c) {
+      int32_t acc = bias;
+      for (int32_t i = 0; i < p.image_size; ++i) acc += static_cast<int32_t>(x[i * p.channels + c]);
+      y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
+    }
+  }
+}
+
+// com.microsoft QLinearAveragePool (ORT: qlinear_pool.cc): each tap dequantized
+// to float, summed row by row in float, divided by the count, quantized with
+// nearbyint(y / y_scale + y_zero_point).  The whole-image case goes to the
+// integer global pool, as in ORT.
+template <typename T>
+inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
+  const bool whole_image = p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 && p.pad_left == 0 &&
+                           p.pad_bottom == 0 && p.pad_right == 0;
+  if (whole_image) {
+    const int32_t image_size = p.in_h * p.in_w;
+    const GlobalAveragePoolParams global = {
+        p.batch,
+        image_size,
+        p.channels,
+        p.input_zero_point,
+        p.output_zero_point,
+        p.input_scale / (p.output_scale * static_cast<float>(image_size)),
+    };
+    global_average_pool(global, in, out);
+    return;
+  }
+  const float output_zero_point = static_cast<float>(p.output_zero_point);
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      int32_t y_start = oy * p.stride_h - p.pad_top;
+      const int32_t y_end = y_start + p.kernel_h < p.in_h ? y_start + p.kernel_h : p.in_h;
+      y_start = y_start > 0 ? y_start : 0;
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        int32_t x_start = ox * p.stride_w - p.pad_left;
+        const int32_t x_end = x_start + p.kernel_w < p.in_w ? x_start + p.kernel_w : p.in_w;
+        x_start = x_start > 0 ? x_start : 0;
+        const int32_t count =
+            p.count_include_pad ? p.kernel_h * p.kernel_w : (y_end - y_start) * (x_end - x_start);
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        for (int32_t c = 0; c < p.channels; ++c) {
+          float sum = 0.0f;
+          for (int32_t iy = y_start; iy < y_end; ++iy) {
+            for (int32_t ix = x_start; ix < x_end; ++ix) {
+              const T v = in[((b * p.in_h + iy) * p.in_w + ix) * p.channels + c];
+              sum += p.input_scale * static_cast<float>(static_cast<int32_t>(v) - p.input_zero_point);
+            }
+          }
+          sum /= static_cast<float>(count);
+          const float q = round_half_even(sum / p.output_scale + output_zero_point);
+          y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), QuantLimits<T>::kMin, QuantLimits<T>::kMax));
+        }
+      }
+    }
+  }
+}
+
+namespace detail {
+
+// Calls fn(out_index, a_index, b_index) over a BinaryShape's 4-D index space.
+template <typename Fn>
+inline void for_each_broadcast(const BinaryShape& s, Fn fn) {
+  int32_t o = 0;
+  for (int32_t i0 = 0; i0 < s.out_dims[0]; ++i0) {
+    for (int32_t i1 = 0; i1 < s.out_dims[1]; ++i1) {
+      for (int32_t i2 = 0; i2 < s.out_dims[2]; ++i2) {
+        const int32_t a_base = i0 * s.a_strides[0] + i1 * s.a_strides[1] + i2 * s.a_strides[2];
+        const int32_t b_base = i0 * s.b_strides[0] + i1 * s.b_strides[1] + i2 * s.b_strides[2];
+        for (int32_t i3 = 0; i3 < s.out_dims[3]; ++i3, ++o) {
+          fn(o, a_base + i3 * s.a_strides[3], b_base + i3 * s.b_strides[3]);
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+inline T saturate_round(float value, int32_t out_min, int32_t out_max) {
+  const float lo = static_cast<float>(out_min);
+  const float hi = static_cast<float>(out_max);
+  value = value < lo ? lo : value;
+  value = value > hi ? hi : value;
+  return static_cast<T>(static_cast<int32_t>(round_half_even(value)));
+}
+
+}  // namespace detail
+
+// com.microsoft QLinearAdd (ORT: MlasQLinearAddKernelAvx2Helper).  The zero
+// points live in `fixed`; each element is two fused multiply-adds of the raw
+// input values, rounded half to even and saturated.  MLAS folds its second
+// operand into the fixed part first and its first operand last; when ORT's
+// broadcaster hands MLAS input A as the per-span scalar it swaps the operands,
+// so A is folded first (ORT's build contracts the scalar's multiply-add into an
+// FMA too, which is why the scalar forms are the same two FMAs).
+template <typename T>
+inline void add(const AddParams& p, const T* a, const T* b, T* out) {
+  if (p.form == BroadcastForm::kScalarA) {
+    detail::for_each_broadcast(p.shape, [&](int32_t o, int32_t ia, int32_t ib) {
+      const float partial = fused_multiply_add(static_cast<float>(a[ia]), p.a_ratio, p.fixed);
+      const float value = fused_multiply_add(static_cast<float>(b[ib]), p.b_ratio, partial);
+      out[o] = detail::saturate_round<T>(value, p.output_min, p.output_max);
+    });
+  } else {
+    detail::for_each_broadcast(p.shape, [&](int32_t o, int32_t ia, int32_t ib) {
+      const float partial = fused_multiply_add(static_cast<float>(b[ib]), p.b_ratio, p.fixed);
+      const float value = fused_multiply_add(static_cast<float>(a[ia]), p.a_ratio, partial);
+      out[o] = detail::saturate_round<T>(value, p.output_min, p.output_max);
+    });
+  }
+}
+
+// com.microsoft QLinearMul (ORT: MlasQLinearMulKernel, SSE2): the integer
+// product of the centred inputs, times the ratio, plus the output zero point,
+// rounded half to even and saturated.
+template <typename T>
+inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
+  detail::for_each_broadcast(p.shape, [&](int32_t o, int32_t ia, int32_t ib) {
+    const int32_t product =
+        (static_cast<int32_t>(a[ia]) - p.a_zero_point) * (static_cast<int32_t>(b[ib]) - p.b_zero_point);
+    const float value = static_cast<float>(product) * p.ratio + p.output_zero_point;
+    out[o] = detail::saturate_round<T>(value, p.output_min, p.output_max);
+  });
+}
+
+// A 256-entry table indexed by the input's byte: QLinearSigmoid,
+// QLinearLeakyRelu, Tanh between Dequantize/QuantizeLinear, and requantization
+// (ORT: QLinearLookupTableTransform).  Tables come from host.hpp.
+template <typename T>
+inline void lookup(const uint8_t* table, const T* in, T* out, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    out[i] = static_cast<T>(table[static_cast<uint8_t>(in[i])]);
+  }
+}
+
+// com.microsoft QLinearConcat.
+template <typename T>
+inline void concat(const ConcatParams& p, const T* const* inputs, const uint8_t* const* tables, T* out) {
+  for (int32_t o = 0; o < p.outer; ++o) {
+    T* y = out + o * p.output_inner;
+    for (int32_t i = 0; i < p.num_inputs; ++i) {
+      const int32_t inner = p.input_inner[i];
+      const T* x = inputs[i] + o * inner;
+      if (tables[i] == nullptr) {
+        for (int32_t k = 0; k < inner; ++k) y[k] = x[k];
+      } else {
+        lookup(tables[i], x, y, inner);
+      }
+      y += inner;
+    }
+  }
+}
+
+// com.microsoft QLinearSoftmax (ORT: QlinearSoftmaxCPU with its float table):
+// the table holds exp((i - 255 + shift) * x_scale); each row is shifted so its
+// maximum meets the table's top, the float sum is taken in order, and every
+// output is nearbyint(e * floor(1 / y_scale) / sum) + zero point.  ORT
+// saturates at 255 only, so an int8 result above 127 wraps as it does in ORT.
+template <typename T>
+inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* out) {
+  constexpr bool kSigned = QuantLimits<T>::kMin < 0;
+  for (int32_t r = 0; r < p.rows; ++r) {
+    const T* x = in + r * p.row_len;
+    T* y = out + r * p.row_len;
+    int32_t x_max = x[0];
+    for (int32_t i = 1; i < p.row_len; ++i) x_max = x[i] > x_max ? static_cast<int32_t>(x[i]) : x_max;
+    // Index of element v: v + 255 - max (uint8) or uint8(v + 127 - max) (int8).
+    const int32_t shift = kSigned ? 127 - x_max : 255 - x_max;
+    float sum = 0.0f;
+    for (int32_t i = 0; i < p.row_len; ++i) sum += table[static_cast<uint8_t>(x[i] + shift)];
+    if (sum == 0.0f) return;  // ORT stops here too
+    for (int32_t i = 0; i < p.row_len; ++i) {
+      const float e = table[static_cast<uint8_t>(x[i] + shift)];
+      const int32_t q = static_cast<int32_t>(round_half_even((e * p.output_scale_inv) / sum)) + p.output_zero_point;
+      y[i] = q > 255 ? static_cast<T>(255) : static_cast<T>(q);
+    }
+  }
+}
+
+// ONNX Pad, mode constant, 4-D.
+template <typename T>
+inline void pad(const PadParams& p, const T* in, T* out) {
+  int32_t out_dims[4];
+  for (int32_t d = 0; d < 4; ++d) out_dims[d] = p.pads_before[d] + p.in_dims[d] + p.pads_after[d];
+  const T value = static_cast<T>(p.value);
+  int32_t o = 0;
+  for (int32_t i0 = 0; i0 < out_dims[0]; ++i0) {
+    const int32_t s0 = i0 - p.pads_before[0];
+    for (int32_t i1 = 0; i1 < out_dims[1]; ++i1) {
+      const int32_t s1 = i1 - p.pads_before[1];
+      for (int32_t i2 = 0; i2 < out_dims[2]; ++i2) {
+        const int32_t s2 = i2 - p.pads_before[2];
+        const bool row_inside = s0 >= 0 && s0 < p.in_dims[0] && s1 >= 0 && s1 < p.in_dims[1] && s2 >= 0 &&
+                                s2 < p.in_dims[2];
+        const T* row = in + ((s0 * p.in_dims[1] + s1) * p.in_dims[2] + s2) * p.in_dims[3];
+        for (int32_t i3 = 0; i3 < out_dims[3]; ++i3, ++o) {
+          const int32_t s3 = i3 - p.pads_before[3];
+          out[o] = row_inside && s3 >= 0 && s3 < p.in_dims[3] ? row[s3] : value;
+        }
+      }
+    }
+  }
+}
+
+// ONNX Transpose, up to 4-D.
+template <typename T>
+inline void transpose(const TransposeParams& p, const T* in, T* out) {
+  int32_t in_strides[4];
+  in_strides[3] = 1;
+  for (int32_t d = 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * p.in_dims[d + 1];
+  int32_t out_dims[4];
+  int32_t strides[4];  // input stride of each output dim
+  for (int32_t d = 0; d < 4; ++d) {
+    out_dims[d] = p.in_dims[p.perm[d]];
+    strides[d] = in_strides[p.perm[d]];
+  }
+  int32_t o = 0;
+  for (int32_t i0 = 0; i0 < out_dims[0]; ++i0) {
+    for (int32_t i1 = 0; i1 < out_dims[1]; ++i1) {
+      for (int32_t i2 = 0; i2 < out_dims[2]; ++i2) {
+        const T* base = in + i0 * strides[0] + i1 * strides[1] + i2 * strides[2];
+        for (int32_t i3 = 0; i3 < out_dims[3]; ++i3, ++o) out[o] = base[i3 * strides[3]];
+      }
+    }
+  }
+}
+
+// ONNX Resize, mode nearest, NHWC, with host-computed source indices.
+template <typename T>
+inline void resize_nearest(const ResizeNearestParams& p, const T* in, T* out) {
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      const T* row = in + (b * p.in_h + p.h_index[oy]) * p.in_w * p.channels;
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        const T* x = row + p.w_index[ox] * p.channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        for (int32_t c = 0; c < p.channels; ++c) y[c] = x[c];
+      }
+    }
+  }
+}
+
+// ONNX QuantizeLinear, per tensor (ORT: MlasQuantizeLinear).
+template <typename T>
+inline void quantize(const QuantizeParams& p, const float* in, T* out) {
+  for (int32_t i = 0; i < p.count; ++i) out[i] = quantize_linear<T>(in[i], p.scale, p.zero_point);
+}
+
+// ONNX DequantizeLinear, per tensor.
+template <typename T>
+inline void dequantize(const QuantizeParams& p, const T* in, float* out) {
+  for (int32_t i = 0; i < p.count; ++i) out[i] = dequantize_linear(in[i], p.scale, p.zero_point);
+}
+
+// Clamp in the quantized domain (quantized Relu / Clip with the output's
+// scale and zero point equal to the input's).
+template <typename T>
+inline void clamp(const ClampParams& p, const T* in, T* out) {
+  for (int32_t i = 0; i < p.count; ++i) {
+    out[i] = static_cast<T>(clamp_int(static_cast<int32_t>(in[i]), p.min, p.max));
+  }
+}
+
+}  // namespace tightfit

@@ -1,0 +1,231 @@
+// tightfit runtime: the parameter blocks of every kernel.
+//
+// The code generator computes every field on the host and emits each block as
+// a `static constexpr` object, so the blocks live in flash next to the weights.
+// Every block is an aggregate of int32_t / float fields (and pointers to other
+// constexpr arrays), initialised positionally in the order declared here.
+//
+// Conventions shared by all kernels (see docs/runtime.md for the full story):
+//  * Activations are channels-last: a 4-D ONNX tensor N,C,H,W is stored
+//    N,H,W,C in the arena; the code generator converts at the model's edges.
+//    Tensors of rank < 4 keep ONNX order (they have no channel axis to move).
+//  * T is the activation type, int8_t or uint8_t; every tensor of one kernel
+//    call has the same T (as in ORT's QLinear* operators).
+//  * Zero points are stored widened to int32_t; output_min/output_max are the
+//    clamp bounds in the quantized output domain: the type's full range
+//    (-128..127 or 0..255) unless the code generator fused a Relu/Clip, in which
+//    case they are the fused bounds (exact: the clamp is applied to integers).
+#pragma once
+
+#include <cstdint>
+
+namespace tightfit {
+
+// ---------------------------------------------------------------------------
+// Convolution (ONNX QLinearConv, 2-D; a 1-D conv is H = 1).
+//
+// Weight layouts (the host helper pack_conv_weights() in <tightfit/host.hpp>
+// produces them from ONNX's OIHW order):
+//  * depthwise, i.e. groups == in_c && groups > 1 (out_c = groups * multiplier):
+//    [kernel_h][kernel_w][out_c]  ("HWO": inner loop runs over channels, as the
+//    NHWC input does);
+//  * everything else (general, grouped, pointwise 1x1):
+//    [out_c][kernel_h][kernel_w][in_c / groups]  ("OHWI").
+// bias: int32 per output channel (ONNX's B input, added to the accumulator
+// before scaling, as ORT does) or nullptr for none.
+// multipliers: float, per output channel when per_channel != 0, else one
+// value; each is conv_multiplier(x_scale, w_scale[oc], y_scale) from host.hpp.
+struct ConvParams {
+  int32_t batch;
+  int32_t in_h, in_w, in_c;
+  int32_t out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left;  // the bottom/right pads follow from out_h/out_w
+  int32_t groups;
+  int32_t input_zero_point;
+  int32_t weight_zero_point;  // ORT requires one value even for per-channel scales
+  int32_t output_zero_point;
+  int32_t output_min, output_max;
+  int32_t per_channel;  // 1: multipliers[out_c]; 0: multipliers[0] for all
+};
+
+// True when conv() reads its weights in the depthwise layout [kh][kw][out_c].
+constexpr bool conv_is_depthwise(const ConvParams& p) { return p.groups > 1 && p.groups == p.in_c; }
+
+// True when conv() takes the pointwise path (1x1, unit strides, no pads, one group).
+constexpr bool conv_is_pointwise(const ConvParams& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+         p.pad_left == 0 && p.groups == 1 && p.out_h == p.in_h && p.out_w == p.in_w;
+}
+
+// ---------------------------------------------------------------------------
+// Fully connected / matrix multiply with constant weights (ONNX QLinearMatMul,
+// and QGemm-like A * W^T + bias): out[r][o] = requant(sum_k (x[r][k]-zx) *
+// (w[o][k]-zw) + bias[o]).  Weight layout: [out_features][in_features] (ONNX's
+// MatMul B is [K][N]: the code generator transposes it).  bias may be nullptr.
+// multipliers as for ConvParams (per output feature when per_channel != 0).
+struct FullyConnectedParams {
+  int32_t rows;  // product of all leading dims of A
+  int32_t in_features;
+  int32_t out_features;
+  int32_t input_zero_point;
+  int32_t weight_zero_point;
+  int32_t output_zero_point;
+  int32_t output_min, output_max;
+  int32_t per_channel;
+};
+
+// ---------------------------------------------------------------------------
+// Max pooling (ONNX MaxPool on int8/uint8): exact, pads never win.
+struct MaxPoolParams {
+  int32_t batch;
+  int32_t in_h, in_w, channels;
+  int32_t out_h, out_w;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left;
+};
+
+// Average pooling (com.microsoft QLinearAveragePool): ORT dequantizes to float,
+// sums in float, divides by the window count and quantizes; when the kernel
+// covers the whole image with no pads ORT switches to its integer global
+// average pool, and so does this kernel (same results as ORT either way).
+struct AveragePoolParams {
+  int32_t batch;
+  int32_t in_h, in_w, channels;
+  int32_t out_h, out_w;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_top, pad_left, pad_bottom, pad_right;
+  int32_t count_include_pad;
+  float input_scale;
+  int32_t input_zero_point;
+  float output_scale;
+  int32_t output_zero_point;
+};
+
+// Global average pooling (com.microsoft QLinearGlobalAveragePool, and
+// ReduceMean over H,W): integer sum, then requantize like a conv output.
+// multiplier = global_average_pool_multiplier(x_scale, y_scale, image_size).
+struct GlobalAveragePoolParams {
+  int32_t batch;
+  int32_t image_size;  // H * W
+  int32_t channels;
+  int32_t input_zero_point;
+  int32_t output_zero_point;
+  float multiplier;
+};
+
+// ---------------------------------------------------------------------------
+// Element-wise binary operators with ONNX broadcasting.  The kernel walks a
+// 4-D output index space (out_dims, outermost first; pad with leading 1s) and
+// reads A and B through per-dimension element strides, 0 where broadcast.
+//
+// ORT's QLinearAdd splits the broadcast into spans and calls MLAS with the
+// operands in an order that changes the float rounding: `form` tells the
+// kernel which order ORT used for this node: kScalarA when A is constant along
+// ORT's innermost span (ONNX layout: A's extent is 1 in the last output dim
+// that is not 1, e.g. A of shape [1,C,1,1] added to [1,C,H,W]); otherwise
+// kScalarB or kElementwise, which compute alike.  Use binary_broadcast_form()
+// in host.hpp to decide.
+enum class BroadcastForm : int32_t { kElementwise = 0, kScalarA = 1, kScalarB = 2 };
+
+struct BinaryShape {
+  int32_t out_dims[4];
+  int32_t a_strides[4];
+  int32_t b_strides[4];
+};
+
+// QLinearAdd: fields from add_requant() in host.hpp.
+struct AddParams {
+  BinaryShape shape;
+  BroadcastForm form;
+  int32_t a_zero_point;  // informational: the zero points are folded into `fixed`
+  int32_t b_zero_point;
+  float a_ratio;  // a_scale / c_scale
+  float b_ratio;  // b_scale / c_scale
+  float fixed;    // c_zero_point - (a_ratio * a_zero_point + b_ratio * b_zero_point), see add_requant()
+  int32_t output_min, output_max;
+};
+
+// QLinearMul: out = sat(round((a - za) * (b - zb) * ratio + zc)).
+struct MulParams {
+  BinaryShape shape;
+  int32_t a_zero_point;
+  int32_t b_zero_point;
+  float ratio;              // a_scale * b_scale / c_scale, from mul_ratio()
+  float output_zero_point;  // as float: ORT adds it before rounding
+  int32_t output_min, output_max;
+};
+
+// ---------------------------------------------------------------------------
+// Concat (com.microsoft QLinearConcat, any axis).  With the axis fixed, a
+// tensor is [outer][inner_i] where inner_i = axis extent * product of the dims
+// after the axis (in the arena layout).  tables[i] == nullptr copies input i;
+// otherwise tables[i] is its 256-byte requantization table from
+// build_requantize_table() (ORT copies when scale and zero point equal the
+// output's, and uses such a table otherwise).
+struct ConcatParams {
+  int32_t num_inputs;
+  int32_t outer;
+  int32_t output_inner;          // sum of the inputs' inner extents
+  const int32_t* input_inner;    // [num_inputs]
+};
+
+// ---------------------------------------------------------------------------
+// Softmax (com.microsoft QLinearSoftmax) over rows of row_len contiguous
+// elements: the code generator makes the reduced axis (axes, for opset < 13)
+// innermost.  table: 256 floats from build_softmax_table(); output_scale_inv
+// is softmax_output_scale_inv(y_scale) (ORT: floor(1 / y_scale)).
+struct SoftmaxParams {
+  int32_t rows;
+  int32_t row_len;
+  int32_t output_zero_point;
+  float output_scale_inv;
+};
+
+// ---------------------------------------------------------------------------
+// Pad, constant mode, on a 4-D tensor (arena layout).
+struct PadParams {
+  int32_t in_dims[4];
+  int32_t pads_before[4];
+  int32_t pads_after[4];
+  int32_t value;  // the quantized constant (usually the zero point)
+};
+
+// Transpose of a tensor of up to 4 dims (pad with leading 1s): output dim i is
+// input dim perm[i].
+struct TransposeParams {
+  int32_t in_dims[4];
+  int32_t perm[4];
+};
+
+// Resize, mode nearest, on NHWC.  h_index[out_h] / w_index[out_w] name the
+// source row / column of each output row / column; the host computes them
+// with resize_nearest_index() exactly as ORT does.
+struct ResizeNearestParams {
+  int32_t batch;
+  int32_t in_h, in_w, channels;
+  int32_t out_h, out_w;
+  const int32_t* h_index;
+  const int32_t* w_index;
+};
+
+// ---------------------------------------------------------------------------
+// QuantizeLinear (float -> T) and DequantizeLinear (T -> float), per tensor.
+struct QuantizeParams {
+  int32_t count;
+  float scale;
+  int32_t zero_point;
+};
+
+// Clamp in the quantized domain (a standalone quantized Relu / Clip).
+struct ClampParams {
+  int32_t count;
+  int32_t min, max;
+};
+
+}  // namespace tightfit

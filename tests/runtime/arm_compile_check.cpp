@@ -1,0 +1,35 @@
+// Compile-only check: instantiates every kernel for every supported type
+// combination, so that the build for a target (Cortex-M4F, M0+, host) sees
+// all of the runtime's code under -Wall -Wextra -Werror -fno-exceptions -fno-rtti.
+#include <tightfit/kernels.hpp>
+
+namespace tightfit {
+
+#define TIGHTFIT_INSTANTIATE_ACTIVATION(T)                                                          \
+  template void max_pool<T>(const MaxPoolParams&, const T*, T*);                                   \
+  template void average_pool<T>(const AveragePoolParams&, const T*, T*);                           \
+  template void global_average_pool<T>(const GlobalAveragePoolParams&, const T*, T*);              \
+  template void add<T>(const AddParams&, const T*, const T*, T*);                                  \
+  template void mul<T>(const MulParams&, const T*, const T*, T*);                                  \
+  template void lookup<T>(const uint8_t*, const T*, T*, int32_t);                                  \
+  template void concat<T>(const ConcatParams&, const T* const*, const uint8_t* const*, T*);        \
+  template void softmax<T>(const SoftmaxParams&, const float*, const T*, T*);                      \
+  template void pad<T>(const PadParams&, const T*, T*);                                            \
+  template void transpose<T>(const TransposeParams&, const T*, T*);                                \
+  template void resize_nearest<T>(const ResizeNearestParams&, const T*, T*);                       \
+  template void quantize<T>(const QuantizeParams&, const float*, T*);                              \
+  template void dequantize<T>(const QuantizeParams&, const T*, float*);                            \
+  template void clamp<T>(const ClampParams&, const T*, T*);
+
+#define TIGHTFIT_INSTANTIATE_WEIGHTED(T, TW)                                                         \
+  template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
+  template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
+                                       const float*, T*);
+
+TIGHTFIT_INSTANTIATE_ACTIVATION(int8_t)
+TIGHTFIT_INSTANTIATE_ACTIVATION(uint8_t)
+TIGHTFIT_INSTANTIATE_WEIGHTED(int8_t, int8_t)
+TIGHTFIT_INSTANTIATE_WEIGHTED(uint8_t, int8_t)
+TIGHTFIT_INSTANTIATE_WEIGHTED(uint8_t, uint8_t)
+
+}  // namespace tightfit
