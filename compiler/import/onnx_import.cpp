@@ -1120,8 +1120,9 @@ class Importer {
 
   // ----- Concat -------------------------------------------------------------------------------
 
-  // Concat of integer tensors, or of dequantized ones. Inputs whose quantization differs from
-  // the output's are requantized first, so that the IR Concat only copies bytes.
+  // Concat of integer tensors, or of dequantized ones. An input quantized otherwise than the
+  // output keeps its own parameters: the Concat requantizes it as it copies (as QLinearConcat
+  // does), so no requantized copy takes memory of its own.
   void concat(const NodeProto& n) {
     allow_attributes(n, {"axis"});
     if (value(n.input(0)).kind == Value::Kind::Integer) {
@@ -1161,8 +1162,9 @@ class Importer {
     set_value(n.output(0), Value{Value::Kind::Integer, out, nullptr});
   }
 
-  // Emits the Concat writing `output_name`. With `target`, inputs quantized otherwise are first
-  // requantized to it; without, all inputs must share one quantization, which the output keeps.
+  // Emits the Concat writing `output_name`. With `target`, the output has that quantization and
+  // each input keeps its own (only an input of another integer type is requantized first);
+  // without, all inputs must share one quantization, which the output keeps.
   ir::TensorId concat_of(const NodeProto& n, std::vector<ir::TensorId> inputs, const QParams* target,
                          const std::string& output_name, const std::string& onnx_op) {
     const auto* axis_attr = find_attr(n, "axis");
@@ -1172,7 +1174,7 @@ class Importer {
     const Shape y = import::concat(shapes, axis_attr->i());
     if (target) {
       for (auto& t : inputs) {
-        if (tensor(t).dtype == target->dtype && same_quant(tensor(t).quant, target->quant)) continue;
+        if (tensor(t).dtype == target->dtype) continue;
         const std::string name = tensor(t).name + "_requantized";
         const ir::TensorId r = add_activation(name, target->dtype, tensor(t).shape, &target->quant);
         emit(n, ir::OpKind::Requantize, onnx_op + " (input requantized)", {t}, r).name = node_name(n) + "_" + name;

@@ -73,7 +73,7 @@ enum class OpKind {
   Sigmoid,
   Tanh,
   Softmax,            // attrs.axis
-  Concat,             // attrs.axis; any number of inputs
+  Concat,             // attrs.axis; any number of inputs of the output's dtype, each requantized to the output's quantization
   Reshape,            // a view: same bytes, new shape (Reshape, Flatten, Squeeze, Unsqueeze)
   Transpose,          // attrs.perm
   Pad,                // attrs.pads (ONNX order: all begins then all ends), constant mode, pad value = zero point
