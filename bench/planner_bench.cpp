@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
       plan::Problem problem;
       problem.regions.push_back({"ram", UINT64_MAX, alignment});
       problem.buffers = plan::read_csv(file.string(), alignment);
-      const plan::Plan result = plan::solve(problem, {time_limit});
+      const plan::Plan result = plan::solve(problem, plan::Options{time_limit, {}});
       const std::vector<std::string> errors = plan::validate(problem, result);
       const double gap = result.lower_bound ? 100.0 * (result.peak - result.lower_bound) / result.lower_bound : 0.0;
       fmt::print("{:<18} {:>7} {:>11} {:>11} {:>11} {:>8.3f} {:>10} {:>6.2f}% {:>10.1f}{}\n", file.filename().string(),

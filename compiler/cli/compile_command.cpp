@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/compile_options.hpp"
+#include "cli/progress.hpp"
 #include "driver/pipeline.hpp"
 #include "error.hpp"
 #include "plan/csv.hpp"
@@ -25,8 +26,13 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--plan-csv", *plan_csv,
                   "Also write the buffers and their offsets in MiniMalloc's CSV format (one region only)");
   cmd->callback([options, out_dir, quiet, plan_csv] {
-    const driver::CompileOptions compile = finish_compile_options(*options);
-    const driver::CompiledModel model = driver::compile_model(compile);
+    driver::CompileOptions compile = finish_compile_options(*options);
+    driver::CompiledModel model;
+    {
+      ProgressLine progress(*quiet);
+      compile.on_plan_progress = progress.callback();
+      model = driver::compile_model(compile);
+    }
     if (!plan_csv->empty() && model.regions.size() != 1)
       throw Error("--plan-csv: the CSV format has no regions; it needs a single-region plan", kExitUsage);
     driver::write_outputs(model, *out_dir, compile.name);

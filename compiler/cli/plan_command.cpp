@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/size.hpp"
 #include "error.hpp"
 #include "plan/csv.hpp"
@@ -30,7 +31,14 @@ void run_plan(const PlanArguments& args) {
   plan::Problem problem;
   problem.regions.push_back({"ram", args.max_ram.value_or(UINT64_MAX), args.alignment});
   problem.buffers = plan::read_csv(args.csv_path, args.alignment);
-  const plan::Plan result = plan::solve(problem, {args.time_limit_seconds});
+  plan::Options options;
+  options.time_limit_seconds = args.time_limit_seconds;
+  plan::Plan result;
+  {
+    ProgressLine progress(false);
+    options.on_progress = progress.callback();
+    result = plan::solve(problem, options);
+  }
   if (result.status == plan::Status::Infeasible) throw Error(result.reason, kExitCapTooSmall);
   const std::vector<std::string> errors = plan::validate(problem, result);
   if (!errors.empty()) throw Error("internal error: the plan fails validation: " + errors.front());

@@ -240,6 +240,7 @@ CompiledModel compile_model(const CompileOptions& options) {
   const plan::Problem problem = make_problem(options, m.lifetimes, m.graph, m.regions, pins);
   plan::Options plan_options;
   plan_options.time_limit_seconds = options.time_limit_seconds;
+  plan_options.on_progress = options.on_plan_progress;
   m.plan = plan::solve(problem, plan_options);
   if (m.plan.status == plan::Status::Infeasible)
     throw Error(options.model + ": " + m.plan.reason, kExitCapTooSmall);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,7 @@ struct CompileOptions {
   std::uint32_t alignment = 4;
   std::string weights_section;           // empty: the toolchain's .rodata
   std::string arena_section;             // for the single arena; empty: plain .bss
+  std::function<void(const plan::Progress&)> on_plan_progress;  // may be empty
 };
 
 struct CompiledModel {

@@ -117,7 +117,8 @@ struct RegionPlan {
 // under every preorder with a node limit that doubles every round (so the result depends on the
 // node counts, not the clock, unless the deadline cuts): one at the lower bound, which either
 // finds an optimal plan or raises the bound, and a bisection downwards from the incumbent.
-RegionPlan minimize_peak(const std::vector<Item>& items, Clock::time_point deadline) {
+RegionPlan minimize_peak(const std::vector<Item>& items, Clock::time_point deadline,
+                         const std::function<void(std::uint64_t peak, std::uint64_t bound)>& report) {
   RegionPlan best;
   best.offsets = detail::greedy_offsets(items);
   best.peak = detail::peak_of(items, best.offsets);
@@ -147,6 +148,7 @@ RegionPlan minimize_peak(const std::vector<Item>& items, Clock::time_point deadl
     while (!best.optimal()) {
       const Outcome outcome = probe(best.lower_bound, node_limit);
       if (outcome == Outcome::NoneExists) best.lower_bound += g;
+      report(best.peak, best.lower_bound);
       if (outcome == Outcome::OutOfTime) return best;
       if (outcome == Outcome::OutOfNodes) break;
     }
@@ -157,6 +159,7 @@ RegionPlan minimize_peak(const std::vector<Item>& items, Clock::time_point deadl
       const std::uint64_t target = std::max(best.lower_bound, best.peak - std::min(step, best.peak - best.lower_bound));
       const Outcome outcome = probe(target, std::max(n, node_limit / 4));
       if (outcome == Outcome::NoneExists) best.lower_bound = target + g;
+      report(best.peak, best.lower_bound);
       if (outcome == Outcome::OutOfTime) return best;
       if (outcome == Outcome::OutOfNodes) {
         if (step == g) break;
@@ -304,7 +307,11 @@ Plan solve(const Problem& problem, const Options& options) {
       if (region_of[b] == r && problem.buffers[b].size > 0) members.push_back(b);
     // Later regions get an equal share of the time that is left.
     const Clock::time_point region_deadline = Clock::now() + (deadline - Clock::now()) / (regions - r);
-    const RegionPlan result = minimize_peak(items_of(problem, members), std::max(Clock::now(), region_deadline));
+    auto report = [&](std::uint64_t peak, std::uint64_t bound) {
+      if (options.on_progress)
+        options.on_progress({peak, bound, std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
+    };
+    const RegionPlan result = minimize_peak(items_of(problem, members), std::max(Clock::now(), region_deadline), report);
     for (std::size_t i = 0; i < members.size(); ++i) plan.placements[members[i]] = {r, result.offsets[i]};
     plan.region_peak.push_back(result.peak);
     plan.peak += result.peak;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,8 +36,17 @@ struct Problem {
   std::vector<Buffer> buffers;
 };
 
+// Where the search stands, for a progress line: the best peak found so far in the region being
+// solved, its proven lower bound, and the time since solve() began.
+struct Progress {
+  std::uint64_t best_peak = 0;
+  std::uint64_t lower_bound = 0;
+  double elapsed_ms = 0;
+};
+
 struct Options {
   double time_limit_seconds = 5.0;
+  std::function<void(const Progress&)> on_progress;  // called after every probe of the search; may be empty
 };
 
 enum class Status { Optimal, Feasible, Infeasible };

@@ -28,7 +28,7 @@ Problem one_region(std::vector<Buffer> buffers, std::uint64_t capacity = UINT64_
 }
 
 Plan solve_valid(const Problem& problem, double seconds = 5) {
-  const Plan plan = solve(problem, {seconds});
+  const Plan plan = solve(problem, Options{seconds, {}});
   if (plan.status != Status::Infeasible) {
     const auto errors = validate(problem, plan);
     INFO((errors.empty() ? "" : errors.front()));
