@@ -1,6 +1,7 @@
 // `tightfit plan` from the outside: the binary is run as a user's script would run it.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <sys/wait.h>
 
@@ -23,11 +24,12 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
+// ctest runs the test cases as parallel processes in one folder: each captures into its own files.
 Run tightfit(const std::string& arguments) {
-  const std::string command =
-      std::string(TIGHTFIT_EXE) + " " + arguments + " > plan_cli_test.out 2> plan_cli_test.err";
+  const std::string stem = "plan_cli_test." + std::to_string(getpid());
+  const std::string command = std::string(TIGHTFIT_EXE) + " " + arguments + " > " + stem + ".out 2> " + stem + ".err";
   const int raw = std::system(command.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp("plan_cli_test.out"), slurp("plan_cli_test.err")};
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(stem + ".out"), slurp(stem + ".err")};
 }
 
 const std::string kExample = std::string(TIGHTFIT_DSA_BENCHMARKS) + "/input.12.csv";
