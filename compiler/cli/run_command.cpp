@@ -60,12 +60,7 @@ std::string npy_dtype(ir::DType t) {
   return "?";
 }
 
-// ONNX's shape of a tensor whatever its layout, and the memory index of each ONNX-order element.
-std::vector<std::int64_t> onnx_shape(const ir::Tensor& t) {
-  if (t.layout != ir::Layout::ChannelsLast) return t.shape;
-  return {t.shape[0], t.shape[3], t.shape[1], t.shape[2]};
-}
-
+// The memory index of each element of a tensor taken in ONNX's order.
 std::vector<std::int64_t> memory_index_of_onnx_order(const ir::Tensor& t) {
   std::vector<std::int64_t> index(static_cast<std::size_t>(t.elements()));
   if (t.layout != ir::Layout::ChannelsLast) {
@@ -98,9 +93,9 @@ void write_file(const fs::path& path, const void* data, std::size_t bytes) {
 void stage_input(const driver::CompiledModel& m, std::size_t i, const std::string& path, const fs::path& dir) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
   const npy::Array a = npy::load(path);
-  if (a.shape != onnx_shape(t))
+  if (a.shape != t.onnx_shape())
     throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
-                            t.name, fmt::join(onnx_shape(t), ", ")));
+                            t.name, fmt::join(t.onnx_shape(), ", ")));
   if (a.dtype == "f4") {
     if (!t.float_at_boundary)
       throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
@@ -120,7 +115,7 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
 void collect_output(const driver::CompiledModel& m, std::size_t i, const fs::path& dir, const std::string& out_dir) {
   const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
   npy::Array a;
-  a.shape = onnx_shape(t);
+  a.shape = t.onnx_shape();
   if (t.float_at_boundary) {
     a.dtype = "f4";
     a.data = read_file(dir / fmt::format("output_{}.f32", i));
@@ -290,7 +285,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
                               outputs[i].size(), i, t.name, t.elements(), log.string()));
     const auto index = memory_index_of_onnx_order(t);
     npy::Array a;
-    a.shape = onnx_shape(t);
+    a.shape = t.onnx_shape();
     if (t.float_at_boundary) {
       a.dtype = "f4";
       a.data.resize(index.size() * 4);

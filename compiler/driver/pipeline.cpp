@@ -100,9 +100,9 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
   const ir::Graph& g = m.graph;
   const plan::Plan& p = m.plan;
   const auto& lt = m.lifetimes;
-  std::map<ir::TensorId, std::string> producer;
+  std::map<ir::TensorId, const ir::Node*> producer;
   for (const ir::Node& n : g.nodes)
-    for (ir::TensorId t : n.outputs) producer[t] = n.name;
+    for (ir::TensorId t : n.outputs) producer[t] = &n;
 
   json buffers = json::array();
   std::uint64_t no_reuse = 0;
@@ -110,17 +110,17 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
     const plan::Buffer& buf = problem.buffers[b];
     const ir::TensorId t = lt.buffer_tensor[b];
     std::string kind = "scratch";
-    json producer_name = nullptr, op = nullptr;
+    const ir::Node* writer = nullptr;  // the node that writes the buffer; none for a graph input
     if (t != ir::kNoTensor) {
       kind = "activation";
       if (std::find(g.inputs.begin(), g.inputs.end(), t) != g.inputs.end()) kind = "input";
       if (std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end()) kind = "output";
-      if (producer.count(t)) producer_name = producer[t];
+      if (producer.count(t)) writer = producer[t];
     } else {
-      producer_name = g.nodes[lt.buffer_scratch_node[b]].name;
+      writer = &g.nodes[lt.buffer_scratch_node[b]];
     }
-    for (const ir::Node& n : g.nodes)
-      if (producer_name.is_string() && n.name == producer_name.get<std::string>()) op = ir::op_name(n.op);
+    const json producer_name = writer ? json(writer->name) : json(nullptr);
+    const json op = writer ? json(ir::op_name(writer->op)) : json(nullptr);
     no_reuse += (buf.size + buf.alignment - 1) / buf.alignment * buf.alignment;
     buffers.push_back({{"tensor", buf.name},
                        {"size", buf.size},

@@ -308,12 +308,6 @@ class Emitter {
                         pointer(n.outputs[0])));
   }
 
-  // ONNX's order of a tensor's dims (for ORT's choice of broadcast path), whatever its layout.
-  static std::vector<std::int64_t> onnx_shape(const Tensor& t) {
-    if (t.layout != ir::Layout::ChannelsLast) return t.shape;
-    return {t.shape[0], t.shape[3], t.shape[1], t.shape[2]};
-  }
-
   std::string binary_shape(const Node& n) const {
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     const std::size_t rank = y.shape.size();
@@ -337,7 +331,8 @@ class Emitter {
   void add(const std::string& id, const Node& n) {
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
-    const auto as = onnx_shape(a), bs = onnx_shape(b);
+    // ORT picks its broadcast path from ONNX's order of the dims.
+    const auto as = a.onnx_shape(), bs = b.onnx_shape();
     const tightfit::BroadcastForm form = tightfit::binary_broadcast_form(as.data(), static_cast<int>(as.size()), bs.data(),
                                                                         static_cast<int>(bs.size()));
     const tightfit::AddRequant r = tightfit::add_requant(a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0],
@@ -553,7 +548,7 @@ class Emitter {
   }
 
   static std::string onnx_shape_text(const Tensor& t) {
-    return fmt::format("[{}]", fmt::join(onnx_shape(t), ", "));
+    return fmt::format("[{}]", fmt::join(t.onnx_shape(), ", "));
   }
 
   std::string arena_parameters(bool with_defaults) const {

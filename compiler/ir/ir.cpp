@@ -54,6 +54,11 @@ std::int64_t Tensor::elements() const {
   return n;
 }
 
+std::vector<std::int64_t> Tensor::onnx_shape() const {
+  if (layout != Layout::ChannelsLast) return shape;
+  return {shape[0], shape[3], shape[1], shape[2]};
+}
+
 std::int64_t Graph::macs(const Node& n) const {
   if (n.outputs.empty() || n.inputs.size() < 2) return 0;
   const Tensor& y = tensors[n.outputs[0]];

@@ -58,6 +58,8 @@ struct Tensor {
   bool float_at_boundary = false;
 
   std::int64_t elements() const;
+  // ONNX's order of the dims whatever the layout: [N, C, H, W] for a channels-last tensor.
+  std::vector<std::int64_t> onnx_shape() const;
   std::int64_t bytes() const { return elements() * static_cast<std::int64_t>(dtype_size(dtype)); }
 };
 
