@@ -12,6 +12,9 @@ struct Item {  // one buffer of one region, size > 0
   std::uint64_t alignment = 1;                // a power of two
   int first_step = 0, last_step = 0;          // inclusive
   std::optional<std::uint64_t> fixed_offset;  // a pin
+  // Where the item may lie: [floor, ceiling). Only the search of several regions at once sets
+  // these, to hold a buffer inside the region it was given.
+  std::uint64_t floor = 0, ceiling = UINT64_MAX;
 };
 
 // max(offset + size): the bytes the region needs for these offsets.

@@ -22,6 +22,12 @@
 //   * pins: a pinned buffer's minimum offset starts at its pin, and a branch dies as soon as a
 //     placement pushes it higher. Letting the free buffers fall as above leaves pins in place,
 //     so canonical plans still cover every plan.
+//   * regions: with several regions on one address line, a buffer must lie wholly inside one, and
+//     may be held to one (floor and ceiling). A falling buffer stops at its region's start too;
+//     and a plan in which some buffer could move to a lower offset (into a faster region) is
+//     never needed, since moving it keeps the plan valid. So the one candidate offset is still
+//     the minimum offset, moved up to the start of the next region when the buffer would cross
+//     the end of its own; a branch dies when that passes the buffer's ceiling.
 //
 // Every change on the way down goes to an undo log, replayed backwards on the way up.
 #include "plan/packer.hpp"
@@ -45,7 +51,8 @@ struct Packer::Part {
   int first_section, end_section;
 };
 
-Packer::Packer(std::vector<Item> items) : items_(std::move(items)) {
+Packer::Packer(std::vector<Item> items, std::vector<Span> regions)
+    : items_(std::move(items)), regions_(std::move(regions)) {
   const int n = static_cast<int>(items_.size());
   // A section for each step where some buffer ends: its live set contains the live set of
   // every earlier step back to the previous such step, so these are the only ones to check.
@@ -75,13 +82,18 @@ Packer::Packer(std::vector<Item> items) : items_(std::move(items)) {
 
 Outcome Packer::fit(std::uint64_t capacity, Preorder preorder, std::int64_t node_limit, Clock::time_point deadline,
                     std::vector<std::uint64_t>& offsets) {
+  // The search below reads the clock every 256 nodes; callers that probe many capacities with
+  // small node limits (fewer than 256 nodes each) would never see the deadline without this.
+  if (Clock::now() > deadline) return Outcome::OutOfTime;
   const int n = static_cast<int>(items_.size());
   capacity_ = capacity;
   preorder_ = preorder;
   solution_.assign(n, 0);
   min_offset_.assign(n, 0);
-  for (int b = 0; b < n; ++b)
-    if (items_[b].fixed_offset) min_offset_[b] = *items_[b].fixed_offset;
+  for (int b = 0; b < n; ++b) {
+    min_offset_[b] = settle(b, std::max(items_[b].floor, items_[b].fixed_offset.value_or(0)));
+    if (out_of_bounds(b)) return Outcome::NoneExists;
+  }
   section_floor_.assign(section_members_.size(), 0);
   section_total_.assign(section_members_.size(), 0);
   for (int b = 0; b < n; ++b)
@@ -221,14 +233,14 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
   raise_min_offset(b, kPlaced);
 
   // Buffers sharing a step with b must now go above it.
-  bool pin_broken = false;
+  bool out_of_place = false;  // a pin or a ceiling was passed
   hatless = true;
   for (const int other : overlaps_[b]) {
     if (min_offset_[other] == kPlaced) continue;
     hatless = false;
     if (min_offset_[other] >= top) continue;
-    raise_min_offset(other, align_up(top, items_[other].alignment));
-    if (items_[other].fixed_offset && min_offset_[other] > *items_[other].fixed_offset) pin_broken = true;
+    raise_min_offset(other, settle(other, top));
+    if (out_of_bounds(other)) out_of_place = true;
   }
   // Nothing unplaced in a section goes below the lowest of their minimum offsets. In b's own
   // sections everything unplaced shares a step with b, so that lowest is at least b's top.
@@ -253,7 +265,7 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
   }
 
   Outcome outcome = Outcome::NoneExists;
-  if (!pin_broken && sections_fit(part, chosen.offset)) outcome = split_or_search(part, ordering, chosen);
+  if (!out_of_place && sections_fit(part, chosen.offset)) outcome = split_or_search(part, ordering, chosen);
 
   while (undo_.size() > undo_mark) {
     *undo_.back().first = undo_.back().second;
@@ -273,6 +285,22 @@ Outcome Packer::split_or_search(const Part& part, const std::vector<Candidate>& 
                               : solve_pieces(part.order, part.first_section, part.end_section, zero_cuts);
   for (int s = first_section_[b]; s + 1 < end_section_[b]; ++s) ++cuts_[s];
   return outcome;
+}
+
+std::uint64_t Packer::settle(int b, std::uint64_t offset) const {
+  const Item& item = items_[b];
+  offset = align_up(offset, item.alignment);
+  for (const Span& region : regions_) {
+    const std::uint64_t start = std::max(offset, region.begin);
+    if (start + item.size <= region.end) return start;
+  }
+  // Fits in no region: past the last one, where its ceiling or the capacity ends the branch.
+  return regions_.empty() ? offset : std::max(offset, regions_.back().end);
+}
+
+bool Packer::out_of_bounds(int b) const {
+  const Item& item = items_[b];
+  return (item.fixed_offset && min_offset_[b] > *item.fixed_offset) || min_offset_[b] + item.size > item.ceiling;
 }
 
 bool Packer::sections_fit(const Part& part, std::uint64_t floor_offset) const {

@@ -25,9 +25,16 @@ enum class Outcome {
 enum class Preorder { WAT, TAW, TWA };
 inline constexpr Preorder kPreorders[] = {Preorder::WAT, Preorder::TAW, Preorder::TWA};
 
+// One region's bytes on the common address line of a search over several regions.
+struct Span {
+  std::uint64_t begin = 0, end = 0;
+};
+
 class Packer {
  public:
-  explicit Packer(std::vector<Item> items);
+  // With `regions` (ascending, disjoint, each begin a multiple of every item's alignment) the
+  // search places every item wholly inside one of them; without, anywhere below the capacity.
+  explicit Packer(std::vector<Item> items, std::vector<Span> regions = {});
 
   // Searches for offsets with every top (offset + size) <= capacity, visiting at most
   // `node_limit` nodes. The result depends on the arguments only, except for OutOfTime.
@@ -50,9 +57,13 @@ class Packer {
   bool sections_fit(const Part& part, std::uint64_t floor_offset) const;
   void assign(std::uint64_t& value, std::uint64_t new_value);  // undone on the way back up
   void raise_min_offset(int buffer, std::uint64_t value);
+  std::uint64_t settle(int buffer, std::uint64_t offset) const;  // lowest legal offset >= `offset`
+  bool out_of_bounds(int buffer) const;  // its minimum offset passed its pin or its ceiling
+
 
   // The problem, fixed at construction.
   std::vector<Item> items_;
+  std::vector<Span> regions_;
   std::vector<std::vector<int>> section_members_;  // a section: the buffers live at one step where one ends
   std::vector<int> first_section_, end_section_;   // buffer -> its sections [first, end)
   std::vector<std::vector<int>> overlaps_;         // buffer -> buffers live at a common step

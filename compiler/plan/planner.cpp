@@ -1,11 +1,13 @@
-// solve(): checks the problem, shares the buffers out among the regions, then for each region
-// squeezes the peak between a proven lower bound and the best plan found, using the exact
-// search of packer.cpp as a yes/no oracle at one capacity at a time.
+// solve(): checks the problem, chooses the buffers' regions by one exact search over all the
+// regions together (then moves the busiest to the fastest regions where everything still fits),
+// then for each region squeezes the peak between a proven lower bound and the best plan found,
+// using the exact search of packer.cpp as a yes/no oracle at one capacity at a time.
 #include "plan/planner.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "error.hpp"
@@ -113,15 +115,21 @@ struct RegionPlan {
 };
 
 // The smallest peak for these items, proven or as close as the deadline allows. Starts from the
-// greedy plan, then alternates two kinds of capacity probes, each a round of the exact search
-// under every preorder with a node limit that doubles every round (so the result depends on the
-// node counts, not the clock, unless the deadline cuts): one at the lower bound, which either
-// finds an optimal plan or raises the bound, and a bisection downwards from the incumbent.
-RegionPlan minimize_peak(const std::vector<Item>& items, Clock::time_point deadline,
+// greedy plan (or `seed`, a plan already known, if that is lower), then alternates two kinds of
+// capacity probes, each a round of the exact search under every preorder with a node limit that
+// doubles every round (so the result depends on the node counts, not the clock, unless the
+// deadline cuts): one at the lower bound, which either finds an optimal plan or raises the
+// bound, and a bisection downwards from the incumbent.
+RegionPlan minimize_peak(const std::vector<Item>& items, const std::vector<std::uint64_t>& seed,
+                         Clock::time_point deadline,
                          const std::function<void(std::uint64_t peak, std::uint64_t bound)>& report) {
   RegionPlan best;
   best.offsets = detail::greedy_offsets(items);
   best.peak = detail::peak_of(items, best.offsets);
+  if (!seed.empty() && detail::peak_of(items, seed) < best.peak) {
+    best.offsets = seed;
+    best.peak = detail::peak_of(items, seed);
+  }
   if (items.empty()) return best;
   const std::uint64_t g = granularity(items);
   best.lower_bound = round_up(std::max(detail::live_sum_bound(items, nullptr), pinned_top(items)), g);
@@ -170,59 +178,115 @@ RegionPlan minimize_peak(const std::vector<Item>& items, Clock::time_point deadl
   }
 }
 
-// Whether `members` can share region `region` under its cap: a quick bound, the greedy plan,
-// then a short exact search. "No" may be a "don't know" after the short search.
-bool fits_in_region(const Problem& problem, const std::vector<int>& members, int region, Clock::time_point deadline) {
-  const std::uint64_t cap = problem.regions[region].capacity;
-  const std::vector<Item> items = items_of(problem, members);
-  if (cap == UINT64_MAX || items.empty()) return true;
-  if (std::max(detail::live_sum_bound(items, nullptr), pinned_top(items)) > cap) return false;
-  if (detail::peak_of(items, detail::greedy_offsets(items)) <= cap) return true;
-  detail::Packer packer(items);
+// Which region each buffer is in, and an offset for each that fits every cap.
+struct Assignment {
+  Outcome outcome = Outcome::NoneExists;  // Found: region_of and offsets hold a plan
+  std::vector<int> region_of;
+  std::vector<std::uint64_t> offsets;  // within the region
+};
+
+// The regions as one search: region r's bytes lie on one address line after those of region r-1,
+// and the exact search of packer.cpp places every buffer wholly inside one region. `held[b]` >= 0
+// keeps buffer b in that region. Tries the preorders in turn with `node_limit` nodes each, the
+// limit doubling until `max_node_limit`: Found, NoneExists (proven: nothing fits), or out of
+// nodes or time.
+Assignment fit_jointly(const Problem& problem, const std::vector<std::uint64_t>& caps, const std::vector<int>& held,
+                       std::int64_t max_node_limit, Clock::time_point deadline) {
+  std::uint64_t line_alignment = 1, total = 0;
+  std::vector<int> members;
+  for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b) {
+    const Buffer& buffer = problem.buffers[b];
+    if (buffer.size == 0) continue;
+    members.push_back(b);
+    line_alignment = std::max<std::uint64_t>(line_alignment, buffer.alignment);
+    total += round_up(buffer.size, buffer.alignment) + (buffer.pin ? buffer.pin->offset : 0);
+  }
+  // No region needs more than all the buffers take stacked (and their pins), so a bigger cap
+  // (or none) is cut to that: the line stays far from overflow.
+  std::vector<detail::Span> spans;
+  for (std::size_t r = 0; r < caps.size(); ++r) {
+    const std::uint64_t begin = r == 0 ? 0 : round_up(spans.back().end, line_alignment);
+    spans.push_back({begin, begin + std::min(caps[r], total)});
+  }
+  std::vector<Item> items = items_of(problem, members);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const int b = members[i];
+    const Buffer& buffer = problem.buffers[b];
+    const int region = buffer.pin ? buffer.pin->region : held[b];
+    items[i].ceiling = spans.back().end;
+    if (region < 0) continue;
+    items[i].floor = spans[region].begin;
+    items[i].ceiling = spans[region].end;
+    if (buffer.pin) items[i].fixed_offset = spans[region].begin + buffer.pin->offset;
+  }
+
+  Assignment result;
+  result.region_of.assign(problem.buffers.size(), 0);
+  result.offsets.assign(problem.buffers.size(), 0);
+  for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b)
+    if (problem.buffers[b].pin) result.region_of[b] = problem.buffers[b].pin->region;
+  if (items.empty()) {
+    result.outcome = Outcome::Found;
+    return result;
+  }
+  detail::Packer packer(items, spans);
   std::vector<std::uint64_t> offsets;
-  for (const detail::Preorder preorder : detail::kPreorders)
-    if (packer.fit(cap, preorder, 20 * static_cast<std::int64_t>(items.size()) + 1000, deadline, offsets) ==
-        Outcome::Found)
-      return true;
-  return false;
+  const std::int64_t n = static_cast<std::int64_t>(items.size());
+  for (std::int64_t node_limit = 2 * n;; node_limit *= 2) {
+    for (const detail::Preorder preorder : detail::kPreorders) {
+      result.outcome = packer.fit(spans.back().end, preorder, std::min(node_limit, max_node_limit), deadline, offsets);
+      if (result.outcome != Outcome::OutOfNodes) break;
+    }
+    if (result.outcome != Outcome::OutOfNodes || node_limit >= max_node_limit) break;
+  }
+  if (result.outcome != Outcome::Found) return result;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    int r = static_cast<int>(spans.size()) - 1;
+    while (offsets[i] < spans[r].begin) --r;
+    result.region_of[members[i]] = r;
+    result.offsets[members[i]] = offsets[i] - spans[r].begin;
+  }
+  return result;
 }
 
-// Region of each buffer. Pins decide for themselves; the others go, busiest first, to the
-// fastest region that can still hold everything given to it so far; the last region takes the rest.
-std::vector<int> assign_regions(const Problem& problem, Clock::time_point deadline) {
+// The regions of the buffers: a placement in which everything fits under every cap, found by one
+// search over all the regions together; then, busiest buffer first (by traffic, then size), each
+// is moved to the fastest region where the search still finds room for everything, given the
+// regions of the busier ones. Pins keep their regions. With one region there is nothing to choose.
+Assignment assign_regions(const Problem& problem, const std::vector<std::uint64_t>& caps,
+                          Clock::time_point deadline) {
   const int n = static_cast<int>(problem.buffers.size());
-  const int last = static_cast<int>(problem.regions.size()) - 1;
-  std::vector<int> region_of(n, 0);
-  std::vector<std::vector<int>> members(problem.regions.size());
-  std::vector<int> free_buffers;
-  for (int b = 0; b < n; ++b) {
-    const Buffer& buffer = problem.buffers[b];
-    if (buffer.pin) region_of[b] = buffer.pin->region;
-    if (buffer.pin && buffer.size > 0) members[buffer.pin->region].push_back(b);
-    if (!buffer.pin && buffer.size > 0) free_buffers.push_back(b);
+  std::vector<int> held(n, -1);
+  if (caps.size() == 1) {
+    Assignment one;
+    one.outcome = Outcome::Found;
+    one.region_of.assign(n, 0);
+    return one;
   }
-  if (last == 0) {
-    for (const int b : free_buffers) region_of[b] = 0;
-    return region_of;
-  }
-  std::stable_sort(free_buffers.begin(), free_buffers.end(), [&](int a, int b) {
+  Assignment best = fit_jointly(problem, caps, held, INT64_MAX / 4, deadline);
+  if (best.outcome != Outcome::Found) return best;
+
+  std::vector<int> by_traffic;
+  for (int b = 0; b < n; ++b)
+    if (!problem.buffers[b].pin && problem.buffers[b].size > 0) by_traffic.push_back(b);
+  std::stable_sort(by_traffic.begin(), by_traffic.end(), [&](int a, int b) {
     const Buffer &x = problem.buffers[a], &y = problem.buffers[b];
     return x.traffic != y.traffic ? x.traffic > y.traffic : x.size > y.size;
   });
-  for (const int b : free_buffers) {
-    int region = last;
-    for (int r = 0; r < last; ++r) {
-      members[r].push_back(b);
-      if (fits_in_region(problem, members[r], r, deadline)) {
-        region = r;
+  // Each move is a short search: one that runs out of nodes leaves the buffer where it is.
+  const std::int64_t move_node_limit = 50 * static_cast<std::int64_t>(by_traffic.size()) + 1000;
+  for (const int b : by_traffic) {
+    for (int r = 0; r < best.region_of[b]; ++r) {
+      held[b] = r;
+      Assignment moved = fit_jointly(problem, caps, held, move_node_limit, deadline);
+      if (moved.outcome == Outcome::Found) {
+        best = std::move(moved);
         break;
       }
-      members[r].pop_back();
     }
-    if (region == last) members[last].push_back(b);
-    region_of[b] = region;
+    held[b] = best.region_of[b];
   }
-  return region_of;
+  return best;
 }
 
 std::string describe_shortfall(const Problem& problem, int region, const std::vector<int>& members,
@@ -247,6 +311,31 @@ std::string describe_shortfall(const Problem& problem, int region, const std::ve
                                                 result.lower_bound, result.peak);
   return fmt::format("region '{}' has a cap of {} bytes but {}; the live set peaks at step {} with {} buffer{}: {}",
                      r.name, r.capacity, minimum, step, live.size(), live.size() == 1 ? "" : "s", names);
+}
+
+// Why several regions cannot hold the buffers together: the caps, what the best plan found (with
+// the last region uncapped) needs, and the live set where the most bytes are live at once.
+std::string describe_joint_shortfall(const Problem& problem, Outcome outcome, const Plan& relaxed) {
+  std::string caps, needs;
+  for (std::size_t r = 0; r < problem.regions.size(); ++r) {
+    caps += fmt::format("{}'{}' ({} B)", r ? ", " : "", problem.regions[r].name, problem.regions[r].capacity);
+    needs += fmt::format("{}'{}' {} B", r ? ", " : "", problem.regions[r].name, relaxed.region_peak[r]);
+  }
+  std::uint64_t live_bytes = 0;
+  std::vector<int> live = relaxed.peak_buffers;
+  for (const int b : live) live_bytes += problem.buffers[b].size;
+  std::stable_sort(live.begin(), live.end(),
+                   [&](int a, int b) { return problem.buffers[a].size > problem.buffers[b].size; });
+  std::string names;
+  const std::size_t shown = std::min<std::size_t>(live.size(), 8);
+  for (std::size_t i = 0; i < shown; ++i)
+    names += fmt::format("{}{} ({} B)", i ? ", " : "", problem.buffers[live[i]].name, problem.buffers[live[i]].size);
+  if (live.size() > shown) names += fmt::format(" and {} more", live.size() - shown);
+  const char* why = outcome == Outcome::NoneExists ? "proven by exhaustive search"
+                                                   : "no placement found within the time limit";
+  return fmt::format("regions {} cannot hold the buffers together ({}); the best plan found needs {}; "
+                     "the live set peaks at step {} with {} bytes in {} buffer{}: {}",
+                     caps, why, needs, relaxed.peak_step, live_bytes, live.size(), live.size() == 1 ? "" : "s", names);
 }
 
 }  // namespace
@@ -274,6 +363,7 @@ Plan greedy_by_size(const Problem& problem) {
     const std::vector<std::uint64_t> offsets = detail::greedy_offsets(items);
     for (std::size_t i = 0; i < items.size(); ++i) plan.placements[members[r][i]] = {r, offsets[i]};
     plan.region_peak.push_back(detail::peak_of(items, offsets));
+    plan.region_lower_bound.push_back(detail::live_sum_bound(items, nullptr));
     plan.peak += plan.region_peak.back();
     over_cap = over_cap || plan.region_peak.back() > problem.regions[r].capacity;
   }
@@ -291,36 +381,65 @@ Plan greedy_by_size(const Problem& problem) {
 Plan solve(const Problem& problem, const Options& options) {
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                  // NaN, negative or beyond a year (whose nanoseconds overflow the clock): clamped.
+                  std::clamp(std::isnan(options.time_limit_seconds) ? 0.0 : options.time_limit_seconds, 0.0, 3.2e7)));
   check_problem(problem);
   Plan plan = greedy_by_size(problem);  // placements of zero-size and pinned buffers, the peak step
   plan.status = Status::Optimal;
   plan.peak = 0;
   plan.lower_bound = 0;
   plan.region_peak.clear();
+  plan.region_lower_bound.clear();
 
-  const std::vector<int> region_of = assign_regions(problem, deadline);
   const int regions = static_cast<int>(problem.regions.size());
+  std::vector<std::uint64_t> caps;
+  for (const Region& region : problem.regions) caps.push_back(region.capacity);
+  Assignment assignment = assign_regions(problem, caps, deadline);
+  const Outcome joint_outcome = assignment.outcome;
+  if (joint_outcome != Outcome::Found) {
+    // Nothing fits under every cap at once (or nothing was found in time). For the report, plan
+    // with the last region uncapped: how far over it goes is what the model lacks.
+    caps.back() = UINT64_MAX;
+    assignment = assign_regions(problem, caps, deadline);
+    if (assignment.outcome != Outcome::Found) {  // pins over their caps, or no time left
+      assignment.region_of.assign(problem.buffers.size(), 0);
+      assignment.offsets.clear();
+      for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b)
+        if (problem.buffers[b].pin) assignment.region_of[b] = problem.buffers[b].pin->region;
+    }
+  }
+
   for (int r = 0; r < regions; ++r) {
     std::vector<int> members;
+    std::vector<std::uint64_t> seed;
     for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b)
-      if (region_of[b] == r && problem.buffers[b].size > 0) members.push_back(b);
+      if (assignment.region_of[b] == r && problem.buffers[b].size > 0) {
+        members.push_back(b);
+        if (!assignment.offsets.empty()) seed.push_back(assignment.offsets[b]);
+      }
     // Later regions get an equal share of the time that is left.
     const Clock::time_point region_deadline = Clock::now() + (deadline - Clock::now()) / (regions - r);
     auto report = [&](std::uint64_t peak, std::uint64_t bound) {
       if (options.on_progress)
         options.on_progress({peak, bound, std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
     };
-    const RegionPlan result = minimize_peak(items_of(problem, members), std::max(Clock::now(), region_deadline), report);
+    const RegionPlan result =
+        minimize_peak(items_of(problem, members), seed, std::max(Clock::now(), region_deadline), report);
     for (std::size_t i = 0; i < members.size(); ++i) plan.placements[members[i]] = {r, result.offsets[i]};
     plan.region_peak.push_back(result.peak);
+    plan.region_lower_bound.push_back(result.lower_bound);
     plan.peak += result.peak;
     plan.lower_bound += result.lower_bound;
     if (!result.optimal() && plan.status == Status::Optimal) plan.status = Status::Feasible;
-    if (result.peak > problem.regions[r].capacity && plan.status != Status::Infeasible) {
+    if (regions == 1 && result.peak > problem.regions[r].capacity) {
       plan.status = Status::Infeasible;
       plan.reason = describe_shortfall(problem, r, members, result);
     }
+  }
+  if (joint_outcome != Outcome::Found) {
+    plan.status = Status::Infeasible;
+    plan.reason = describe_joint_shortfall(problem, joint_outcome, plan);
   }
   plan.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return plan;

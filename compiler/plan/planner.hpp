@@ -61,6 +61,7 @@ struct Plan {
   Status status = Status::Feasible;
   std::vector<Placement> placements;       // one per buffer, in the order of Problem::buffers
   std::vector<std::uint64_t> region_peak;  // per region: max(offset + size) over its buffers
+  std::vector<std::uint64_t> region_lower_bound;  // per region: proven for the buffers it was given
   std::uint64_t peak = 0;                  // one region: region_peak[0]; several: their sum
   std::uint64_t lower_bound = 0;           // proven: no plan has a smaller `peak`
   std::uint64_t greedy_peak = 0;           // greedy-by-size (TFLite Micro) on the same problem, no cap
@@ -71,8 +72,10 @@ struct Plan {
 };
 
 // The best plan found within the time limit. Status::Optimal when peak == lower_bound or the
-// search proved nothing smaller fits; Feasible with the gap otherwise; Infeasible when a region's
-// cap is below what its buffers need (placements then hold the best uncapped plan, for reports).
+// search proved nothing smaller fits; Feasible with the gap otherwise; Infeasible when no plan
+// fits under the caps (placements then hold the best plan with the last region uncapped, for
+// reports). With several regions, the regions are chosen by one search over all of them: a plan
+// is infeasible only if no choice of regions fits (or none was found in time: `reason` says).
 Plan solve(const Problem& problem, const Options& options);
 
 // TFLite Micro's GreedyMemoryPlanner: pinned buffers first, then the rest by size, largest

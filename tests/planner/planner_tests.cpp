@@ -208,6 +208,82 @@ TEST_CASE("with two regions too small together the plan is infeasible", "[region
   CHECK(plan.reason.find("sram") != std::string::npos);
 }
 
+TEST_CASE("with two regions the regions are chosen together: it fits where filling the fast one busiest-first would not",
+          "[regions]") {
+  // Busiest first, "a" would take all of dtcm; then "c" (live with "a" at step 4) and "b" (live
+  // with "c" at step 3) would both need sram: 12 bytes > 11. Together: "c" in dtcm, "a" and "b"
+  // (never live at once) share sram.
+  Problem problem;
+  problem.regions = {Region{"dtcm", 5, 1}, Region{"sram", 11, 1}};
+  problem.buffers = {buffer("a", 5, 4, 4), buffer("b", 8, 0, 3), buffer("c", 4, 3, 6)};
+  problem.buffers[0].traffic = 300;
+  problem.buffers[1].traffic = 200;
+  problem.buffers[2].traffic = 100;
+  const Plan plan = solve_valid(problem);
+  REQUIRE(plan.status == Status::Optimal);
+  CHECK(plan.placements[0].region == 1);
+  CHECK(plan.placements[1].region == 1);
+  CHECK(plan.placements[2].region == 0);
+  CHECK(plan.region_peak == std::vector<std::uint64_t>{4, 8});
+}
+
+TEST_CASE("with two regions whose caps add up to the live bytes but cannot split them, the plan is infeasible",
+          "[regions]") {
+  // 14 bytes live at step 4 and 4 + 10 bytes of RAM, but only "c" fits dtcm, and "a" + "b" = 11.
+  Problem problem;
+  problem.regions = {Region{"dtcm", 4, 1}, Region{"sram", 10, 1}};
+  problem.buffers = {buffer("a", 6, 4, 5), buffer("b", 5, 2, 5), buffer("c", 3, 4, 4)};
+  const Plan plan = solve(problem, {});
+  REQUIRE(plan.status == Status::Infeasible);
+  CHECK(plan.reason ==
+        "regions 'dtcm' (4 B), 'sram' (10 B) cannot hold the buffers together (proven by exhaustive search); "
+        "the best plan found needs 'dtcm' 3 B, 'sram' 11 B; the live set peaks at step 4 with 14 bytes in 3 buffers: "
+        "a (6 B), b (5 B), c (3 B)");
+}
+
+// Whether some choice of region for each free buffer fits every cap, by brute force: every
+// assignment, each region's optimum by brute_force_peak.
+bool some_assignment_fits(const Problem& problem) {
+  const int n = static_cast<int>(problem.buffers.size());
+  const int regions = static_cast<int>(problem.regions.size());
+  std::vector<int> region_of(n, 0);
+  for (;;) {
+    bool fits = true;
+    for (int r = 0; r < regions && fits; ++r) {
+      std::vector<Buffer> members;
+      for (int b = 0; b < n; ++b)
+        if (region_of[b] == r) members.push_back(problem.buffers[b]);
+      fits = members.empty() || brute_force_peak(one_region(members)) <= problem.regions[r].capacity;
+    }
+    if (fits) return true;
+    int b = 0;
+    while (b < n && ++region_of[b] == regions) region_of[b++] = 0;
+    if (b == n) return false;
+  }
+}
+
+TEST_CASE("random instances with two or three capped regions are feasible exactly when brute force finds a fit",
+          "[regions][property]") {
+  std::mt19937 rng(17);
+  int feasible = 0, infeasible = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    Problem problem = random_problem(rng, 3 + trial % 3);
+    const int regions = 2 + trial % 2;
+    problem.regions.clear();
+    for (int r = 0; r < regions; ++r)
+      problem.regions.push_back(Region{"r" + std::to_string(r), 3 + rng() % 10, 1});
+    for (Buffer& b : problem.buffers) b.traffic = rng() % 100;
+    const Plan plan = solve_valid(problem);
+    INFO("trial " << trial);
+    const bool fits = some_assignment_fits(problem);
+    REQUIRE((plan.status != Status::Infeasible) == fits);
+    ++(fits ? feasible : infeasible);
+    for (int r = 0; fits && r < regions; ++r) REQUIRE(plan.region_peak[r] <= problem.regions[r].capacity);
+  }
+  CHECK(feasible > 50);
+  CHECK(infeasible > 50);
+}
+
 TEST_CASE("random small instances are solved to the brute-force optimum", "[property]") {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 300; ++trial) {
