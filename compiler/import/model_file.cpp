@@ -81,7 +81,7 @@ void inline_external_data(const std::string& path, onnx::TensorProto& t) {
   if (length < 0) length = file_size - offset;
   if (offset < 0 || length < 0 || offset > file_size || length > file_size - offset)
     fail(path, fmt::format("tensor '{}': external data offset {} and length {} lie outside '{}' ({} bytes)", t.name(), offset, length, location, file_size));
-  if (length > kMaxModelBytes) fail(path, fmt::format("tensor '{}': external data of {} bytes is above the limit", t.name(), length));
+  if (length > kMaxModelBytes) fail(path, fmt::format("tensor '{}': external data of {} bytes is above the limit of {} bytes", t.name(), length, kMaxModelBytes));
   std::ifstream in(file, std::ios::binary);
   std::string bytes(static_cast<std::size_t>(length), '\0');
   in.seekg(offset);
@@ -191,8 +191,14 @@ onnx::ModelProto load_model(const std::string& path) {
   if (model.graph().node_size() == 0) fail(path, "the model's graph has no nodes");
 
   check_opsets(path, model);
-  for (auto& t : *model.mutable_graph()->mutable_initializer())
-    if (t.data_location() == onnx::TensorProto::EXTERNAL) inline_external_data(path, t);
+  long long total = static_cast<long long>(bytes.size());
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    inline_external_data(path, t);
+    total += static_cast<long long>(t.raw_data().size());
+    if (total > kMaxModelBytes)
+      fail(path, fmt::format("the model and its external data are above the limit of {} bytes", kMaxModelBytes));
+  }
   check_dimensions(path, model.graph());
   sort_nodes(path, *model.mutable_graph());
 

@@ -12,8 +12,10 @@ namespace tightfit::import {
 constexpr int kMinOpset = 10;
 constexpr int kMaxOpset = 17;
 
-// Files above this size are refused before parsing (protobuf's own limit is 2 GiB).
-constexpr long long kMaxModelBytes = 1LL << 30;
+// Models above this size (the file plus its external data) are refused before they are read:
+// far above any microcontroller's flash, and it bounds the compiler's memory, which holds the
+// weights several times over (raw bytes, protobuf, IR, and about 5 bytes of C++ text per byte).
+constexpr long long kMaxModelBytes = 64LL << 20;
 
 // Reads `path`, inlines external data (only from files inside the model's folder), checks the
 // opsets, sorts the nodes topologically (refusing cycles and inputs nobody produces), runs ONNX's

@@ -159,7 +159,8 @@ class Importer {
     static const std::set<std::string> quantized_ops = {
         "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger",
         "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearConcat",
-        "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax"};
+        "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
+        "DynamicQuantizeLinear"};
     for (const auto& n : graph_.node())
       if (quantized_ops.count(n.op_type())) return;
     throw Error(fmt::format(
@@ -517,6 +518,7 @@ class Importer {
     if (op == "QLinearMatMul") return qlinear_matmul(n);
     if (op == "ConvInteger") return conv_integer(n);
     if (op == "MatMulInteger") return matmul_integer(n);
+    if (op == "DynamicQuantizeLinear") return dynamic_quantize_linear(n);
     if (op == "Conv") return qdq_conv(n);
     if (op == "Gemm" || op == "MatMul") return qdq_fully_connected(n);
     if (op == "Add" || op == "Mul") return qdq_binary(n);
@@ -612,10 +614,13 @@ class Importer {
     const Value& x = value(n.input(0));
     const Shape shape = x.kind == Value::Kind::Constant ? tensor_dims(*x.constant) : tensor(x.tensor).shape;
     const QParams q = read_qparams(n, 1, 2, ir::DType::UInt8, linear_axis(n, shape.size()));
-    if (q.quant.per_channel()) throw Error("per-channel quantization of an activation is not supported (only of constant weights)");
-    if (q.dtype == ir::DType::Int32) throw Error("quantizing to int32 is not supported");
     const std::string& y = n.output(0);
+    if (q.quant.per_channel() && !(x.kind == Value::Kind::FloatInput && only_graph_output(y)))
+      throw Error("per-channel quantization of an activation is not supported (only of constant weights, or of a float "
+                  "graph input straight into a graph output)");
+    if (q.dtype == ir::DType::Int32) throw Error("quantizing to int32 is not supported");
     if (x.kind == Value::Kind::FloatInput) {
+      check_quant_fits(y, shape, q.quant);
       const ir::TensorId out = add_activation(y, q.dtype, shape, &q.quant);
       emit(n, ir::OpKind::Quantize, "QuantizeLinear", {x.tensor}, out);
       return set_value(y, Value{Value::Kind::Integer, out, nullptr});
@@ -641,8 +646,60 @@ class Importer {
     }
     const ir::TensorId t = activation_input(n, 0, false);
     const QParams q = read_qparams(n, 1, 2, tensor(t).dtype, linear_axis(n, tensor(t).shape.size()));
-    bind_quant(t, q);
+    if (q.quant.per_channel() && edge_dequantize(n, t)) {
+      // An integer graph input dequantized per channel straight into a graph output: the
+      // generated get_output dequantizes each element with its channel's parameters.
+      ir::Tensor& x = tensor(t);
+      if (x.dtype != q.dtype)
+        throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", x.name, ir::dtype_name(x.dtype), ir::dtype_name(q.dtype)));
+      check_quant_fits(x.name, x.shape, q.quant);
+      x.quant = q.quant;
+      x.quantized = true;
+      pending_[t] = false;
+    } else {
+      bind_quant(t, q);
+    }
     set_value(n.output(0), Value{Value::Kind::Dequantized, t, nullptr});
+  }
+
+  // DynamicQuantizeLinear(x) -> y, y_scale, y_zero_point, at the graph's edges only: x a float
+  // graph input, every output a graph output that no node reads. The scale and zero point are
+  // computed from x on every run, so no static quantization exists for a consumer to fold; a
+  // model that quantizes with it and goes on computing is refused.
+  void dynamic_quantize_linear(const NodeProto& n) {
+    allow_attributes(n, {});
+    const Value& x = value(n.input(0));
+    if (x.kind != Value::Kind::FloatInput)
+      throw Error(fmt::format("input '{}' must be a float graph input (tightfit runs DynamicQuantizeLinear only at the edges)", n.input(0)));
+    if (n.output_size() != 3) throw Error("expects the outputs y, y_scale and y_zero_point");
+    for (const auto& out : n.output())
+      if (out.empty() || !only_graph_output(out))
+        throw Error(fmt::format("output '{}' is read by another node or is not a graph output: its scale and zero point are "
+                                "computed from the data at run time, and tightfit compiles only static quantization "
+                                "(constant scales and zero points)", out));
+    const Shape shape = tensor(x.tensor).shape;
+    const ir::TensorId y = add_activation(n.output(0), ir::DType::UInt8, shape, nullptr);
+    pending_[y] = false;  // not statically quantized: its parameters are the other two outputs
+    const ir::TensorId scale = add_activation(n.output(1), ir::DType::Float32, {}, nullptr);
+    const ir::TensorId zero_point = add_activation(n.output(2), ir::DType::UInt8, {}, nullptr);
+    pending_[zero_point] = false;
+    ir::Node& node = emit(n, ir::OpKind::DynamicQuantize, "DynamicQuantizeLinear", {x.tensor}, y);
+    node.outputs = {y, scale, zero_point};
+    for (int i = 0; i < 3; ++i) set_value(n.output(i), Value{Value::Kind::Integer, node.outputs[static_cast<std::size_t>(i)], nullptr});
+  }
+
+  // True when `name` is a graph output that no node reads.
+  bool only_graph_output(const std::string& name) const {
+    return graph_outputs_.count(name) && !consumers_.count(name);
+  }
+
+  // True when DequantizeLinear `n` reads an integer graph input whose quantization no one stated
+  // yet, that nothing else reads, and writes a graph output that nothing reads.
+  bool edge_dequantize(const NodeProto& n, ir::TensorId x) const {
+    const bool graph_input = std::count(out_.inputs.begin(), out_.inputs.end(), x) > 0;
+    auto readers = consumers_.find(n.input(0));
+    return graph_input && pending_[x] && readers != consumers_.end() && readers->second.size() == 1 &&
+           !graph_outputs_.count(n.input(0)) && only_graph_output(n.output(0));
   }
 
   const TensorProto& constant(const std::string& name) const {
@@ -848,13 +905,41 @@ class Importer {
     return add_tensor(std::move(t));
   }
 
+  // The output shape of x times a weight [M, K] (or [B, M, K], one matrix per batch).
   Shape fully_connected_shape(const Shape& x, const Shape& w_mxk) const {
     if (x.size() < 2) throw Error(fmt::format("input shape {} has rank below 2", shape_text(x)));
-    if (x.back() != w_mxk[1])
+    if (x.back() != w_mxk.back())
       throw Error(fmt::format("input {} does not match weight {} (K differs)", shape_text(x), shape_text(w_mxk)));
     Shape y = x;
-    y.back() = w_mxk[0];
+    y.back() = w_mxk[w_mxk.size() - 2];
     return y;
+  }
+
+  // The weight of a matmul with a constant B ([K, M], or [..., K, M] with batch dimensions): a
+  // 2-D B becomes the FullyConnected weight [M, K]; a batched B must have exactly A's batch
+  // dimensions (no broadcasting) and becomes [B, M, K], each matrix transposed, per tensor.
+  ir::TensorId matmul_weight(ir::TensorId b, const Shape& a) {  // `a` must not refer into out_.tensors
+    const ir::Tensor src = tensor(b);
+    const std::size_t rank = src.shape.size();
+    if (rank == 2) return transposed_weight(b);
+    if (rank < 2) throw Error(fmt::format("weight '{}' has shape {}; a matmul weight has rank 2 or more", src.name, shape_text(src.shape)));
+    if (a.size() != rank || !std::equal(a.begin(), a.end() - 2, src.shape.begin()))
+      throw Error(fmt::format("weight '{}' has shape {} and input A {}: a batched matmul needs the same batch dimensions on both "
+                              "(broadcasting is not supported)", src.name, shape_text(src.shape), shape_text(a)));
+    if (src.quant.per_channel())
+      throw Error(fmt::format("batched weight '{}' is quantized per channel; only per tensor is supported", src.name));
+    std::int64_t batches = 1;
+    for (std::size_t d = 0; d + 2 < rank; ++d) batches *= src.shape[d];
+    const std::int64_t k = src.shape[rank - 2], m = src.shape[rank - 1];
+    const std::size_t size = ir::dtype_size(src.dtype);
+    ir::Tensor t = src;
+    t.name = src.name + "_transposed";
+    t.shape = {batches, m, k};
+    for (std::int64_t bi = 0; bi < batches; ++bi)
+      for (std::int64_t r = 0; r < k; ++r)
+        for (std::int64_t c = 0; c < m; ++c)
+          std::memcpy(&t.data[((bi * m + c) * k + r) * size], &src.data[((bi * k + r) * m + c) * size], size);
+    return add_tensor(std::move(t));
   }
 
   void require_2d_weight(const ir::Tensor& w) const {
@@ -889,14 +974,15 @@ class Importer {
     emit_to_sink(n, ir::OpKind::FullyConnected, inputs, y, sink);
   }
 
-  // QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) with a constant 2-D b.
+  // QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) with a constant b: 2-D
+  // (per tensor or per column), or with A's batch dimensions (per tensor).
   void qlinear_matmul(const NodeProto& n) {
     const ir::TensorId a = activation_input(n, 0, false);
     bind_quant(a, read_qparams(n, 1, 2, tensor(a).dtype, -1));
     const TensorProto& bc = constant_input(n, 3);
-    if (bc.dims_size() != 2)
-      throw Error(fmt::format("weight '{}' has rank {}; only a 2-D weight (fully connected) is supported, not a batched matmul", bc.name(), bc.dims_size()));
-    const ir::TensorId w = transposed_weight(add_constant(bc, read_qparams(n, 4, 5, dtype_or_uint8(bc), 1)));
+    const int column_axis = bc.dims_size() - 1;
+    const Shape a_shape = tensor(a).shape;  // a copy: add_constant may move the tensors
+    const ir::TensorId w = matmul_weight(add_constant(bc, read_qparams(n, 4, 5, dtype_or_uint8(bc), column_axis)), a_shape);
     check_weight(tensor(w), 0);
     const QParams yq = read_qparams(n, 6, 7, ir::DType::UInt8, -1);
     if (yq.quant.per_channel()) throw Error("per-channel output quantization is not supported");
@@ -906,14 +992,14 @@ class Importer {
     set_value(n.output(0), Value{Value::Kind::Integer, out, nullptr});
   }
 
-  // MatMulInteger(A, B, [a_zp], [b_zp]) -> int32 accumulators, B constant [K, M].
+  // MatMulInteger(A, B, [a_zp], [b_zp]) -> int32 accumulators, B constant [K, M] (or with A's
+  // batch dimensions).
   void matmul_integer(const NodeProto& n) {
     const ir::TensorId a = activation_input(n, 0, false);
     bind_zero_point(n, a, 2);
     const TensorProto& bc = constant_input(n, 1);
-    if (bc.dims_size() != 2)
-      throw Error(fmt::format("weight '{}' has rank {}; only a 2-D weight (fully connected) is supported", bc.name(), bc.dims_size()));
-    const ir::TensorId w = transposed_weight(add_constant(bc, unit_scale_params(n, 3, bc, 1)));
+    const Shape a_shape = tensor(a).shape;  // a copy: add_constant may move the tensors
+    const ir::TensorId w = matmul_weight(add_constant(bc, unit_scale_params(n, 3, bc, bc.dims_size() - 1)), a_shape);
     check_weight(tensor(w), 0);
     const Shape y = fully_connected_shape(tensor(a).shape, tensor(w).shape);
     const ir::TensorId out = add_activation(n.output(0), ir::DType::Int32, y, nullptr);

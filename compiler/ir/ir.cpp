@@ -44,6 +44,7 @@ const char* op_name(OpKind k) {
     case OpKind::Requantize: return "Requantize";
     case OpKind::Quantize: return "Quantize";
     case OpKind::Dequantize: return "Dequantize";
+    case OpKind::DynamicQuantize: return "DynamicQuantize";
   }
   return "?";
 }

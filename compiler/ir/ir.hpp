@@ -4,11 +4,14 @@
 // topologically sorted). Tensors keep ONNX's logical shapes and axis order (NCHW for images);
 // choosing the kernels' memory layout is a later stage's business.
 //
-// Every activation tensor is int8 or uint8 with a per-tensor scale and zero point; constant
-// tensors (weights, biases) carry their data, int8/uint8 weights with per-tensor or per-channel
-// quantization, int32 biases. Float32 appears only at the graph's edges: a Quantize node turns a
-// float graph input into an integer tensor, a Dequantize node turns an integer tensor into a
-// float graph output.
+// Every activation tensor is int8 or uint8 with a per-tensor scale and zero point, or int32 and
+// not quantized (the raw accumulators of ConvInteger/MatMulInteger); constant tensors (weights,
+// biases) carry their data, int8/uint8 weights with per-tensor or per-channel quantization, int32
+// biases. Float32 appears only at the graph's edges: a Quantize node turns a float graph input into
+// an integer tensor, a Dequantize node turns an integer tensor into a float graph output. An
+// activation that only such an edge node touches (a model that is one QuantizeLinear or one
+// DequantizeLinear) may be quantized per channel, along an axis in ONNX's order. A model that is
+// one DynamicQuantizeLinear keeps its float32 input and scale output as tensors of their own.
 #pragma once
 
 #include <cstddef>
@@ -64,8 +67,11 @@ struct Tensor {
 };
 
 enum class OpKind {
-  Conv,               // 2-D convolution, grouped and depthwise included; inputs: x, w, [bias int32]
-  FullyConnected,     // y = x * W^T + b over the last axis; inputs: x [N,K], w [M,K], [bias int32 [M]]
+  Conv,               // 2-D convolution, grouped and depthwise included; inputs: x, w, [bias int32];
+                      // an int32 output is the accumulator, with no bias (ConvInteger)
+  FullyConnected,     // y = x * W^T + b over the last axis; inputs: x [N,K], w [M,K], [bias int32 [M]];
+                      // or x [..., R, K] with w [B, M, K]: one matrix per batch (B = product of x's
+                      // leading dims), no bias. An int32 output is the accumulator (MatMulInteger).
   Add,                // elementwise with numpy broadcasting; inputs: a, b
   Mul,                // elementwise with numpy broadcasting; inputs: a, b
   MaxPool,
@@ -84,6 +90,9 @@ enum class OpKind {
   Requantize,         // change scale/zero point/dtype of an integer tensor
   Quantize,           // float32 edge input -> integer
   Dequantize,         // integer -> float32 edge output
+  DynamicQuantize,    // ONNX DynamicQuantizeLinear, at the edges only: float32 graph input x -> uint8 y,
+                      // float32 scalar scale, uint8 scalar zero point (outputs 0..2, graph outputs), the
+                      // parameters computed from x on every run; y is not quantized statically
 };
 
 const char* op_name(OpKind k);

@@ -25,7 +25,19 @@ Limits dtype_limits(ir::DType t) {
 
 class Verifier {
  public:
-  explicit Verifier(const ir::Graph& g) : g_(g), produced_(g.tensors.size(), false) {}
+  explicit Verifier(const ir::Graph& g)
+      : g_(g), produced_(g.tensors.size(), false), edge_only_(g.tensors.size(), true), dynamic_(g.tensors.size(), false) {
+    for (const auto& n : g.nodes) {
+      if (n.op == ir::OpKind::DynamicQuantize)
+        for (auto id : n.outputs)
+          if (id >= 0 && id < static_cast<ir::TensorId>(dynamic_.size())) dynamic_[id] = true;
+      if (n.op == ir::OpKind::Quantize || n.op == ir::OpKind::Dequantize) continue;
+      for (auto id : n.inputs)
+        if (id >= 0 && id < static_cast<ir::TensorId>(edge_only_.size())) edge_only_[id] = false;
+      for (auto id : n.outputs)
+        if (id >= 0 && id < static_cast<ir::TensorId>(edge_only_.size())) edge_only_[id] = false;
+    }
+  }
 
   void run() {
     for (std::size_t i = 0; i < g_.tensors.size(); ++i) check_tensor(static_cast<ir::TensorId>(i));
@@ -66,11 +78,14 @@ class Verifier {
       return;
     }
     if (!t.quantized) {
-      if (t.dtype != ir::DType::Int32) fail(fmt::format("integer tensor '{}' has no quantization", t.name));
+      // int32 accumulators, and the outputs of a DynamicQuantize (parameters computed at run time).
+      if (t.dtype != ir::DType::Int32 && !dynamic_[id]) fail(fmt::format("integer tensor '{}' has no quantization", t.name));
       return;
     }
     const ir::Quant& q = t.quant;
-    if (q.per_channel() && (q.axis >= static_cast<int>(t.shape.size()) || !t.is_constant))
+    // Per-channel: constants, and activations that only a graph-edge Quantize/Dequantize touches
+    // (no kernel reads or writes them; the generated set_input/get_output convert them).
+    if (q.per_channel() && (q.axis >= static_cast<int>(t.shape.size()) || (!t.is_constant && !edge_only_[id])))
       fail(fmt::format("tensor '{}' is per-channel but is not a constant or has axis {} out of range", t.name, q.axis));
     const std::size_t channels = q.per_channel() ? static_cast<std::size_t>(t.shape[q.axis]) : 1;
     if (q.scale.size() != channels || q.zero_point.size() != channels)
@@ -104,6 +119,8 @@ class Verifier {
 
   const ir::Graph& g_;
   std::vector<bool> produced_;
+  std::vector<bool> edge_only_;  // per tensor: no node but Quantize/Dequantize reads or writes it
+  std::vector<bool> dynamic_;    // per tensor: an output of a DynamicQuantize
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "error.hpp"
@@ -36,25 +37,58 @@ std::string where(const Graph& g, const Node& n) {
   return g.source + ": " + n.name + " (" + n.onnx_op + ")";
 }
 
+// A view (a Reshape to the same shape: no bytes move) of tensor `of`, for a boundary that needs
+// a tensor of its own.
+TensorId add_boundary_view(Graph& g, std::vector<Node>& nodes, TensorId of, const std::string& suffix) {
+  Tensor t = g.tensors[of];
+  t.name += suffix;
+  t.float_at_boundary = false;
+  g.tensors.push_back(std::move(t));
+  const TensorId view = static_cast<TensorId>(g.tensors.size() - 1);
+  Node n;
+  n.name = g.tensors[view].name;
+  n.onnx_op = "Identity (boundary)";
+  n.op = OpKind::Reshape;
+  n.inputs = {of};
+  n.outputs = {view};
+  const bool is_unsigned = g.tensors[of].dtype == ir::DType::UInt8;
+  n.attrs.act_min = is_unsigned ? 0 : g.tensors[of].dtype == ir::DType::Int8 ? -128 : std::numeric_limits<std::int32_t>::min();
+  n.attrs.act_max = is_unsigned ? 255 : g.tensors[of].dtype == ir::DType::Int8 ? 127 : std::numeric_limits<std::int32_t>::max();
+  nodes.push_back(std::move(n));
+  return view;
+}
+
+bool contains(const std::vector<TensorId>& ids, TensorId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+
 // Removes the Quantize on a float graph input and the Dequantize on a float graph output: the
-// integer tensor takes the float one's place at the boundary.
+// integer tensor takes the float one's place at the boundary. A tensor that would then be a
+// float boundary on one side and an integer one on the other (a model that is only a
+// QuantizeLinear or only a DequantizeLinear, or an integer output also given dequantized) gets a
+// view for the second role, so that each boundary tensor says how the model passes it.
 void take_float_edges_off_schedule(Graph& g) {
   std::vector<Node> kept;
+  const std::vector<TensorId> model_inputs = g.inputs, model_outputs = g.outputs;
   for (Node& n : g.nodes) {
     if (n.op == OpKind::Quantize) {
       auto in = std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]);
       if (in == g.inputs.end())
         throw Error(where(g, n) + ": QuantizeLinear inside the graph; only a float graph input may be quantized");
-      *in = n.outputs[0];
-      g.tensors[n.outputs[0]].float_at_boundary = true;
+      const TensorId q = n.outputs[0];
+      *in = q;
+      g.tensors[q].float_at_boundary = true;
+      for (TensorId& out : g.outputs)  // the quantized input is also an integer output
+        if (out == q) out = add_boundary_view(g, kept, q, ":output");
       continue;
     }
     if (n.op == OpKind::Dequantize) {
       auto out = std::find(g.outputs.begin(), g.outputs.end(), n.outputs[0]);
       if (out == g.outputs.end())
         throw Error(where(g, n) + ": DequantizeLinear inside the graph; only a graph output may be dequantized");
-      *out = n.inputs[0];
-      g.tensors[n.inputs[0]].float_at_boundary = true;
+      TensorId q = n.inputs[0];
+      if (contains(model_inputs, q) || contains(model_outputs, q) || g.tensors[q].float_at_boundary)
+        q = add_boundary_view(g, kept, q, ":dequantized");
+      *out = q;
+      g.tensors[q].float_at_boundary = true;
       continue;
     }
     kept.push_back(std::move(n));
@@ -179,6 +213,8 @@ void to_channels_last(Graph& g) {
         break;
       }
       case OpKind::Reshape: {
+        // A view to the very same shape (a boundary view) has the same layout on both sides.
+        if (g.tensors[n.inputs[0]].shape == g.tensors[n.outputs[0]].shape) break;
         // add_logical_copy grows g.tensors: no references into it are held across these calls.
         if (in_cl && !orders_agree(g.tensors[n.inputs[0]].shape)) {
           const TensorId logical = add_logical_copy(g, n.inputs[0], ":nchw");

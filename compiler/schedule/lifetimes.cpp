@@ -52,11 +52,14 @@ Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_
   Lifetimes result;
   result.tensor_buffer.assign(count, -1);
   result.node_scratch.assign(g.nodes.size(), -1);
-  auto add_buffer = [&](const std::string& name, std::uint64_t size, int from, int to, std::uint64_t bytes_moved) {
+  auto add_buffer = [&](const std::string& name, std::uint64_t size, int from, int to, std::uint64_t bytes_moved,
+                        std::uint32_t element_bytes = 1) {
     plan::Buffer b;
     b.name = name;
     b.size = size;
-    b.alignment = options.alignment;
+    // An int32 or float32 tensor is read as such: never less than its element size (4), whatever
+    // --alignment says, or a Cortex-M0 would fault on it.
+    b.alignment = std::max(options.alignment, element_bytes);
     b.first_step = from;
     b.last_step = to;
     b.traffic = bytes_moved;
@@ -68,7 +71,8 @@ Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_
     const ir::Tensor& tensor = g.tensors[t];
     if (tensor.is_constant || root[t] != static_cast<ir::TensorId>(t) || first[t] > last[t]) continue;
     if (at_boundary[t] && !options.io_in_arena) continue;
-    const int b = add_buffer(tensor.name, static_cast<std::uint64_t>(tensor.bytes()), first[t], last[t], traffic[t]);
+    const int b = add_buffer(tensor.name, static_cast<std::uint64_t>(tensor.bytes()), first[t], last[t], traffic[t],
+                             static_cast<std::uint32_t>(ir::dtype_size(tensor.dtype)));
     result.buffer_tensor.push_back(static_cast<ir::TensorId>(t));
     result.buffer_scratch_node.push_back(-1);
     result.tensor_buffer[t] = b;

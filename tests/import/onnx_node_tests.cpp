@@ -77,11 +77,15 @@ TEST_CASE("ONNX's QLinearConv test imports as one Conv") {
   CHECK(g.tensors[g.nodes[0].outputs[0]].shape == std::vector<std::int64_t>{1, 1, 7, 7});
 }
 
-TEST_CASE("ONNX's 2-D QLinearMatMul test imports as a FullyConnected and the batched 3-D one is refused") {
+TEST_CASE("ONNX's 2-D and batched 3-D QLinearMatMul tests import as a FullyConnected (3-D: one weight matrix per batch)") {
   if (!have_node_tests()) return;
   const ir::Graph g = import_node_test("test_qlinearmatmul_2D");
   CHECK(ops(g) == std::vector<ir::OpKind>{ir::OpKind::FullyConnected});
-  CHECK_THROWS_WITH(import_node_test("test_qlinearmatmul_3D"), Catch::Contains("(QLinearMatMul)") && Catch::Contains("batched matmul"));
+  const ir::Graph b = import_node_test("test_qlinearmatmul_3D");
+  REQUIRE(ops(b) == std::vector<ir::OpKind>{ir::OpKind::FullyConnected});
+  // B [2, 4, 3] becomes [2, 3, 4]: per batch, the [M, K] weight of a FullyConnected.
+  CHECK(b.tensors[b.nodes[0].inputs[1]].shape == std::vector<std::int64_t>{2, 3, 4});
+  CHECK(b.tensors[b.nodes[0].outputs[0]].shape == std::vector<std::int64_t>{2, 2, 3});
 }
 
 TEST_CASE("ONNX's ConvInteger and MatMulInteger tests import with int32 accumulator outputs") {
@@ -106,11 +110,49 @@ TEST_CASE("ONNX's per-tensor QuantizeLinear and DequantizeLinear tests import as
   CHECK(ops(import_node_test("test_dequantizelinear")) == std::vector<ir::OpKind>{ir::OpKind::Dequantize});
 }
 
-TEST_CASE("ONNX's per-axis Quantize/DequantizeLinear tests are refused: activations are per-tensor") {
+TEST_CASE("ONNX's per-axis Quantize/DequantizeLinear tests import as edge nodes quantized per channel along axis 1") {
   if (!have_node_tests()) return;
-  for (const char* test : {"test_quantizelinear_axis", "test_dequantizelinear_axis"}) {
-    SECTION(test) { CHECK_THROWS_WITH(import_node_test(test), Catch::Contains("per-channel") && Catch::Contains("activation")); }
+  const ir::Graph q = import_node_test("test_quantizelinear_axis");
+  REQUIRE(ops(q) == std::vector<ir::OpKind>{ir::OpKind::Quantize});
+  CHECK(q.tensors[q.nodes[0].outputs[0]].quant.axis == 1);
+  CHECK(q.tensors[q.nodes[0].outputs[0]].quant.scale.size() == 3);
+  const ir::Graph d = import_node_test("test_dequantizelinear_axis");
+  REQUIRE(ops(d) == std::vector<ir::OpKind>{ir::OpKind::Dequantize});
+  CHECK(d.tensors[d.nodes[0].inputs[0]].quant.axis == 1);
+}
+
+TEST_CASE("ONNX's DynamicQuantizeLinear test imports as an edge DynamicQuantize, and its expanded float form is refused") {
+  if (!have_node_tests()) return;
+  const ir::Graph g = import_node_test("test_dynamicquantizelinear");
+  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::DynamicQuantize});
+  REQUIRE(g.nodes[0].outputs.size() == 3);
+  CHECK(g.tensors[g.nodes[0].inputs[0]].dtype == ir::DType::Float32);
+  CHECK(g.tensors[g.nodes[0].outputs[0]].dtype == ir::DType::UInt8);
+  CHECK_FALSE(g.tensors[g.nodes[0].outputs[0]].quantized);  // its parameters are computed at run time
+  CHECK(g.tensors[g.nodes[0].outputs[1]].dtype == ir::DType::Float32);
+  CHECK(g.outputs.size() == 3);
+  CHECK_THROWS_WITH(import_node_test("test_dynamicquantizelinear_expanded"), Catch::Contains("(ReduceMin): unsupported operator"));
+
+  // Read by another node, y would need a static quantization: refused with the reason.
+  onnx::ModelProto model;
+  {
+    std::ifstream in(kNodeTests / "test_dynamicquantizelinear" / "model.onnx", std::ios::binary);
+    REQUIRE(model.ParseFromIstream(&in));
   }
+  auto* node = model.mutable_graph()->add_node();
+  node->set_op_type("Identity");
+  node->add_input("y");
+  node->add_output("y_copy");
+  *model.mutable_graph()->add_output() = model.graph().output(0);
+  model.mutable_graph()->mutable_output(3)->set_name("y_copy");
+  const std::string path = import_tests::temp_file("dynamic_read") + ".onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    REQUIRE(model.SerializeToOstream(&out));
+  }
+  CHECK_THROWS_WITH(import::import_onnx(path, import::Options{}),
+                    Catch::Contains("(DynamicQuantizeLinear)") && Catch::Contains("computed from the data at run time"));
+  std::remove(path.c_str());
 }
 
 TEST_CASE("ONNX's float tests of the operators we carry are refused as not quantized") {

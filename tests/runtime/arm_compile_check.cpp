@@ -19,12 +19,16 @@ namespace tightfit {
   template void resize_nearest<T>(const ResizeNearestParams&, const T*, T*);                       \
   template void quantize<T>(const QuantizeParams&, const float*, T*);                              \
   template void dequantize<T>(const QuantizeParams&, const T*, float*);                            \
-  template void clamp<T>(const ClampParams&, const T*, T*);
+  template void clamp<T>(const ClampParams&, const T*, T*);                                      \
+  template void requantize_accumulator<T>(const AccumulatorRequantizeParams&, const int32_t*, T*);
 
 #define TIGHTFIT_INSTANTIATE_WEIGHTED(T, TW)                                                         \
   template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
   template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
-                                       const float*, T*);
+                                       const float*, T*);                                              \
+  template void conv_accumulate<T, TW>(const ConvParams&, const T*, const TW*, int32_t*);               \
+  template void matmul_accumulate<T, TW>(const MatMulParams&, const T*, const TW*, int32_t*);           \
+  template void matmul_requantize<T, TW>(const MatMulParams&, const T*, const TW*, const float*, T*);
 
 TIGHTFIT_INSTANTIATE_ACTIVATION(int8_t)
 TIGHTFIT_INSTANTIATE_ACTIVATION(uint8_t)

@@ -1,0 +1,287 @@
+#!/usr/bin/python3
+"""ONNX's own quantized operator tests, made ready for tightfit.
+
+ONNX's backend node tests (Debian's libonnx-testdata, /usr/share/libonnx-testdata/data/node)
+are one-operator models whose every operand is a graph input, fed from
+test_data_set_0/input_N.pb. tightfit compiles weights and quantization parameters into
+flash, so it needs them as constants: this script does what a user does with such a model
+and turns every input that is not an activation into an initializer holding the test's value.
+The activation input(s) stay graph inputs and are saved as .npy, the expected outputs too.
+
+For each test, under models/onnx_node_tests/:
+  NAME.onnx              the model with the non-activation inputs as initializers
+  NAME.input_J.npy       activation input J (graph order), the test's own values and dtype
+  NAME.output_K.npy      expected output K (the test's output_K.pb), its dtype (int32, uint8, float32)
+  manifest.json          every test: files, which inputs were kept and why, and the status
+                         tightfit must reach: "bit-exact" or "refused" (with the message part)
+
+usage: models/onnx_node_tests.py            write the files
+       models/onnx_node_tests.py --check    exit 1 if the stored files differ from what it would write
+Deterministic: a rerun leaves every file byte-identical.
+"""
+import io
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "onnx_node_tests")
+
+# Which inputs are activations (stay graph inputs, given at run time) and why. Everything else
+# (weights, scales, zero points) becomes a constant.
+ACT_CONV = ("x", "the image is the activation; the weight w and the zero point(s) are parameters a deployed model "
+                 "fixes, so they are constants in flash")
+ACT_MATMUL = ("the left operand is the activation (rows of features); the right operand is the weight matrix "
+              "and the zero points/scales are parameters, so they are constants (tightfit refuses a matmul of "
+              "two activations)")
+ACT_Q = ("x", "the tensor being (de)quantized is the data; its scale and zero point are the quantization "
+              "parameters, constants in any quantized model")
+
+TESTS = [
+    # name, activation input names, why, status, refusal text (a part of tightfit's one-line message)
+    ("test_qlinearconv", ["x"], ACT_CONV[1], "bit-exact", None),
+    ("test_qlinearmatmul_2D", ["a"], ACT_MATMUL, "bit-exact", None),
+    ("test_qlinearmatmul_3D", ["a"], ACT_MATMUL, "bit-exact", None),
+    ("test_basic_convinteger", ["x"], ACT_CONV[1], "bit-exact", None),
+    ("test_convinteger_with_padding", ["x"], ACT_CONV[1], "bit-exact", None),
+    ("test_convinteger_without_padding", ["x"], ACT_CONV[1], "bit-exact", None),
+    ("test_matmulinteger", ["A"], ACT_MATMUL, "bit-exact", None),
+    ("test_quantizelinear", ["x"], ACT_Q[1], "bit-exact", None),
+    ("test_dequantizelinear", ["x"], ACT_Q[1], "bit-exact", None),
+    ("test_quantizelinear_axis", ["x"], ACT_Q[1], "bit-exact", None),
+    ("test_dequantizelinear_axis", ["x"], ACT_Q[1], "bit-exact", None),
+    # DynamicQuantizeLinear computes its scale and zero point from the data on every run and
+    # outputs them (float32 and uint8 scalars) with y: its only input is the data, nothing to make
+    # constant. tightfit runs it at the graph's edges (float input, three graph outputs).
+    ("test_dynamicquantizelinear", ["x"], "its only input is the float data", "bit-exact", None),
+    ("test_dynamicquantizelinear_max_adjusted", ["x"], "its only input is the float data", "bit-exact", None),
+    ("test_dynamicquantizelinear_min_adjusted", ["x"], "its only input is the float data", "bit-exact", None),
+    # The same, expanded into float operators (ReduceMin, ReduceMax, Div, Round, ...) that compute
+    # the scale and zero point a QuantizeLinear then uses: float arithmetic on the data, which
+    # tightfit does not compile (float operators are folded only between Dequantize/QuantizeLinear).
+    ("test_dynamicquantizelinear_expanded", ["x"], "its only input is the float data", "refused",
+     "(ReduceMin): unsupported operator"),
+    ("test_dynamicquantizelinear_max_adjusted_expanded", ["x"], "its only input is the float data", "refused",
+     "(ReduceMin): unsupported operator"),
+    ("test_dynamicquantizelinear_min_adjusted_expanded", ["x"], "its only input is the float data", "refused",
+     "(ReduceMin): unsupported operator"),
+]
+
+
+def load_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+
+
+def npy_bytes(a):
+    buf = io.BytesIO()
+    np.save(buf, np.array(a, order="C"), allow_pickle=False)
+    return buf.getvalue()
+
+
+def convert(name, activations):
+    """The files of one test: {file name: bytes}, and its manifest entry."""
+    src = os.path.join(NODE_TESTS, name)
+    model = onnx.load(os.path.join(src, "model.onnx"))
+    graph = model.graph
+    data = os.path.join(src, "test_data_set_0")
+    files = {}
+    kept, constants, inputs = [], [], []
+    initializers = []
+    for i, inp in enumerate(graph.input):
+        value = load_pb(os.path.join(data, f"input_{i}.pb"))
+        if inp.name in activations:
+            kept.append(inp)
+            arr = numpy_helper.to_array(value)
+            fname = f"{name}.input_{len(inputs)}.npy"
+            files[fname] = npy_bytes(arr)
+            inputs.append({"file": fname, "name": inp.name, "dtype": str(arr.dtype), "shape": list(arr.shape)})
+        else:
+            value.name = inp.name
+            initializers.append(value)
+            constants.append(inp.name)
+    assert [v.name for v in kept] == activations, (name, activations)
+    del graph.input[:]
+    graph.input.extend(kept)
+    graph.initializer.extend(initializers)
+    onnx.checker.check_model(model, full_check=True)
+    files[f"{name}.onnx"] = model.SerializeToString()
+    outputs = []
+    for k, out in enumerate(graph.output):
+        arr = numpy_helper.to_array(load_pb(os.path.join(data, f"output_{k}.pb")))
+        fname = f"{name}.output_{k}.npy"
+        files[fname] = npy_bytes(arr)
+        outputs.append({"file": fname, "name": out.name, "dtype": str(arr.dtype), "shape": list(arr.shape)})
+    ops = sorted({n.op_type for n in graph.node})
+    return files, {"model": f"{name}.onnx", "operators": ops, "inputs": inputs, "constants": constants,
+                   "outputs": outputs}
+
+
+# ---------------------------------------------------------------------------------------------
+# Extra cases in the same format, made here: forms ONNX's tests do not cover (grouped, depthwise,
+# strided, dilated and padded ConvInteger with a weight zero point; batched MatMulInteger; int8
+# MatMulInteger; batched int8 QLinearMatMul). Weights are initializers from the start; the
+# expected outputs are computed here in numpy (exact integer sums; QLinearMatMul's
+# requantization as ONNX Runtime does it: float32 multiplier a_scale * b_scale / y_scale, float32
+# product, clamp, round half to even, + zero point), and onnx_node_tests_ort.mjs checks them
+# against ONNX Runtime too.
+
+def _model(name, node, x_name, x, y_type, inits):
+    from onnx import helper, shape_inference
+    graph = helper.make_graph([node], name, [helper.make_tensor_value_info(x_name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype], list(x.shape))],
+                              [helper.make_tensor_value_info("y", y_type, None)],
+                              [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="onnx_node_tests.py")
+    m.ir_version = 7
+    m.graph.output[0].type.tensor_type.shape.dim.add()  # a placeholder rank for the checker: inference replaces it
+    m.graph.output[0].type.tensor_type.ClearField("shape")
+    inferred = shape_inference.infer_shapes(m, strict_mode=True)
+    m.graph.output[0].CopyFrom(inferred.graph.output[0])
+    assert len(m.graph.output[0].type.tensor_type.shape.dim) > 0, name
+    onnx.checker.check_model(m, full_check=True)
+    return m
+
+
+def _conv_integer(x, w, xz, wz, group, strides, dilations, pads):
+    x = x.astype(np.int64) - int(xz)
+    w = w.astype(np.int64) - int(wz)
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.zeros((n, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]), np.int64)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = (xp.shape[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (xp.shape[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    y = np.zeros((n, m, oh, ow), np.int64)
+    mg = m // group
+    for oc in range(m):
+        g = oc // mg
+        for i in range(oh):
+            for j in range(ow):
+                patch = xp[:, g * cg:(g + 1) * cg, i * strides[0]:i * strides[0] + dilations[0] * (kh - 1) + 1:dilations[0],
+                           j * strides[1]:j * strides[1] + dilations[1] * (kw - 1) + 1:dilations[1]]
+                y[:, oc, i, j] = (patch * w[oc]).sum(axis=(1, 2, 3))
+    return y.astype(np.int32)
+
+
+def _qlinear_matmul(a, a_s, a_z, b, b_s, b_z, y_s, y_z, qmin, qmax, dtype):
+    acc = np.matmul(a.astype(np.int64) - int(a_z), b.astype(np.int64) - int(b_z)).astype(np.int32)
+    mult = np.float32(np.float32(a_s) * np.float32(b_s)) / np.float32(y_s)
+    v = acc.astype(np.float32) * np.float32(mult)
+    v = np.clip(v, np.float32(qmin - int(y_z)), np.float32(qmax - int(y_z)))
+    return (np.rint(v).astype(np.int32) + int(y_z)).astype(dtype)
+
+
+def extra_cases():
+    from onnx import helper
+    rng = np.random.default_rng(20261130)
+    cases = []
+    x = rng.integers(0, 256, (1, 4, 9, 8), dtype=np.uint8)
+    w = rng.integers(0, 256, (6, 2, 3, 3), dtype=np.uint8)
+    xz, wz = np.array(131, np.uint8), np.array(120, np.uint8)
+    attrs = dict(group=2, strides=[2, 1], dilations=[1, 2], pads=[1, 2, 0, 1])
+    cases.append(("extra_convinteger_grouped", "x", x,
+                  _model("extra_convinteger_grouped", helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], **attrs), "x", x,
+                         onnx.TensorProto.INT32, {"w": w, "xz": xz, "wz": wz}),
+                  _conv_integer(x, w, xz, wz, attrs["group"], attrs["strides"], attrs["dilations"], attrs["pads"]),
+                  "ConvInteger, 2 groups, strides (2, 1), dilations (1, 2), asymmetric pads, x and w zero points"))
+    x = rng.integers(0, 256, (1, 3, 6, 6), dtype=np.uint8)
+    w = rng.integers(0, 256, (3, 1, 3, 3), dtype=np.uint8)
+    xz = np.array(7, np.uint8)
+    cases.append(("extra_convinteger_depthwise", "x", x,
+                  _model("extra_convinteger_depthwise", helper.make_node("ConvInteger", ["x", "w", "xz"], ["y"], group=3, pads=[1, 1, 1, 1]),
+                         "x", x, onnx.TensorProto.INT32, {"w": w, "xz": xz}),
+                  _conv_integer(x, w, xz, 0, 3, [1, 1], [1, 1], [1, 1, 1, 1]), "ConvInteger, depthwise 3x3, pads 1"))
+    a = rng.integers(0, 256, (3, 5, 7), dtype=np.uint8)
+    b = rng.integers(0, 256, (3, 7, 4), dtype=np.uint8)
+    az, bz = np.array(100, np.uint8), np.array(140, np.uint8)
+    cases.append(("extra_matmulinteger_batched", "a", a,
+                  _model("extra_matmulinteger_batched", helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"]), "a", a,
+                         onnx.TensorProto.INT32, {"b": b, "az": az, "bz": bz}),
+                  np.matmul(a.astype(np.int64) - 100, b.astype(np.int64) - 140).astype(np.int32),
+                  "MatMulInteger, A [3, 5, 7] by a batched constant B [3, 7, 4], both zero points"))
+    a = rng.integers(-128, 128, (3, 9), dtype=np.int8)
+    b = rng.integers(-128, 128, (9, 4), dtype=np.int8)
+    az = np.array(-3, np.int8)
+    cases.append(("extra_matmulinteger_s8", "a", a,
+                  _model("extra_matmulinteger_s8", helper.make_node("MatMulInteger", ["a", "b", "az"], ["y"]), "a", a,
+                         onnx.TensorProto.INT32, {"b": b, "az": az}),
+                  np.matmul(a.astype(np.int64) + 3, b.astype(np.int64)).astype(np.int32), "MatMulInteger, int8 A and B"))
+    a = rng.integers(-128, 128, (2, 3, 16), dtype=np.int8)
+    b = rng.integers(-127, 128, (2, 16, 5), dtype=np.int8)
+    q = {"as": np.array(0.02, np.float32), "az": np.array(-5, np.int8), "bs": np.array(0.01, np.float32),
+         "bz": np.array(0, np.int8), "ys": np.array(0.35, np.float32), "yz": np.array(3, np.int8)}
+    cases.append(("extra_qlinearmatmul_batched_s8", "a", a,
+                  _model("extra_qlinearmatmul_batched_s8",
+                         helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"]), "a", a,
+                         onnx.TensorProto.INT8, {"b": b, **q}),
+                  _qlinear_matmul(a, q["as"], q["az"], b, q["bs"], q["bz"], q["ys"], q["yz"], -128, 127, np.int8),
+                  "QLinearMatMul, int8, A [2, 3, 16] by a batched constant B [2, 16, 5]"))
+    return cases
+
+
+def build():
+    files, entries = {}, []
+    for name, activations, why, status, refusal in TESTS:
+        f, entry = convert(name, activations)
+        files.update(f)
+        entry = {"name": name, **entry, "why_these_inputs": why, "status": status}
+        if refusal:
+            entry["refusal"] = refusal
+        entries.append(entry)
+    for name, x_name, x, model, y, what in extra_cases():
+        files[f"{name}.onnx"] = model.SerializeToString()
+        files[f"{name}.input_0.npy"] = npy_bytes(x)
+        files[f"{name}.output_0.npy"] = npy_bytes(y)
+        entries.append({"name": name, "model": f"{name}.onnx", "operators": [model.graph.node[0].op_type],
+                        "inputs": [{"file": f"{name}.input_0.npy", "name": x_name, "dtype": str(x.dtype), "shape": list(x.shape)}],
+                        "constants": [t.name for t in model.graph.initializer],
+                        "outputs": [{"file": f"{name}.output_0.npy", "name": "y", "dtype": str(y.dtype), "shape": list(y.shape)}],
+                        "source": "made by onnx_node_tests.py (not an ONNX test): " + what +
+                                  "; expected output computed in numpy, equal to ONNX Runtime's",
+                        "why_these_inputs": "the weights are initializers from the start", "status": "bit-exact"})
+    manifest = {"source": NODE_TESTS, "made_by": "models/onnx_node_tests.py", "tests": entries}
+    files["manifest.json"] = (json.dumps(manifest, indent=1) + "\n").encode()
+    return files
+
+
+def main():
+    if not os.path.isdir(NODE_TESTS):
+        print(f"{NODE_TESTS} is missing: install Debian's libonnx-testdata")
+        sys.exit(77 if "--check" in sys.argv[1:] else 1)  # 77: ctest's "skipped"
+    files = build()
+    if "--check" in sys.argv[1:]:
+        bad = []
+        for fname, data in sorted(files.items()):
+            path = os.path.join(OUT, fname)
+            if not os.path.exists(path) or open(path, "rb").read() != data:
+                bad.append(fname)
+        stored = set(os.listdir(OUT)) if os.path.isdir(OUT) else set()
+        extra = sorted(stored - set(files))
+        for b in bad:
+            print(f"onnx_node_tests/{b}: differs from what models/onnx_node_tests.py writes")
+        for e in extra:
+            print(f"onnx_node_tests/{e}: not made by models/onnx_node_tests.py")
+        if bad or extra:
+            sys.exit(1)
+        print(f"onnx_node_tests: {len(files)} files as made by models/onnx_node_tests.py")
+        return
+    os.makedirs(OUT, exist_ok=True)
+    for fname in os.listdir(OUT):
+        if fname not in files:
+            os.remove(os.path.join(OUT, fname))
+    for fname, data in sorted(files.items()):
+        with open(os.path.join(OUT, fname), "wb") as f:
+            f.write(data)
+    print(f"wrote {len(files)} files to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+// ONNX's own quantized operator tests (Debian's libonnx-testdata), made tightfit-ready by
+// models/onnx_node_tests.py (weights, scales and zero points turned into initializers; the
+// activation inputs and the expected outputs stored as .npy in models/onnx_node_tests/), through
+// `tightfit run`: every output must equal ONNX's expected output exactly (same dtype, same shape,
+// same bytes), or the test must be refused with its stated one-line reason.
+//
+// Run one test with `tightfit_onnx_node_tests --test NAME` (ctest has one test per ONNX test).
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/npy.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string g_test;  // --test NAME: only that ONNX test
+
+const fs::path kDir = fs::path(TIGHTFIT_MODELS_DIR) / "onnx_node_tests";
+const std::string kTightfit = TIGHTFIT_BIN;
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Result {
+  int status = -1;
+  std::string output;
+};
+
+Result run(const std::string& command, const fs::path& log) {
+  const int raw = std::system((command + " > " + shell_quote(log.string()) + " 2>&1").c_str());
+  Result r;
+  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+  else if (raw != -1 && WIFSIGNALED(raw)) r.status = 128 + WTERMSIG(raw);
+  std::ifstream in(log, std::ios::binary);
+  r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return r;
+}
+
+const json& manifest() {
+  static const json m = [] {
+    std::ifstream in(kDir / "manifest.json");
+    return json::parse(in);
+  }();
+  return m;
+}
+
+// numpy's dtype name -> the .npy code tightfit's reader gives.
+std::string npy_code(const std::string& dtype) {
+  if (dtype == "float32") return "f4";
+  if (dtype == "int32") return "i4";
+  if (dtype == "uint8") return "u1";
+  if (dtype == "int8") return "i1";
+  return "?" + dtype;
+}
+
+// Empty when the two arrays are the same dtype, shape and bytes; else what differs.
+std::string difference(const tightfit::npy::Array& got, const tightfit::npy::Array& want) {
+  std::ostringstream why;
+  if (got.dtype != want.dtype) why << "dtype " << got.dtype << " instead of " << want.dtype;
+  else if (got.shape != want.shape) why << "shape differs";
+  else if (got.data != want.data) {
+    const std::size_t size = got.data.size() / static_cast<std::size_t>(std::max<std::int64_t>(1, got.elements()));
+    for (std::size_t i = 0; i < got.data.size(); ++i)
+      if (got.data[i] != want.data[i]) {
+        why << "element " << i / size << " differs (byte " << i << ")";
+        break;
+      }
+  }
+  return why.str();
+}
+
+// One `tightfit run` of the test's model, into work/<variant>; returns its result.
+Result tightfit_run(const json& t, const fs::path& work, const std::string& variant, const std::string& extra) {
+  std::string cmd = shell_quote(kTightfit) + " run " + shell_quote((kDir / t["model"].get<std::string>()).string());
+  for (const json& in : t["inputs"]) cmd += " --input " + shell_quote((kDir / in["file"].get<std::string>()).string());
+  cmd += " --output-dir " + shell_quote((work / (variant + ".out")).string()) + " --build-dir " +
+         shell_quote((work / (variant + ".build")).string()) + extra;
+  Result r = run(cmd, work / (variant + ".log"));
+  r.output = cmd + "\n" + r.output;
+  return r;
+}
+
+void check_test(const json& t) {
+  const std::string name = t["name"].get<std::string>();
+  INFO("ONNX node test " << name);
+  const fs::path work = fs::path(TIGHTFIT_CODEGEN_WORK) / "onnx_node_tests" / name;
+  fs::remove_all(work);
+  fs::create_directories(work);
+
+  if (t["status"] == "refused") {
+    const Result r = tightfit_run(t, work, "arena", "");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 2);  // the command, then one line
+    CHECK(r.output.find(t["refusal"].get<std::string>()) != std::string::npos);
+    return;
+  }
+  REQUIRE(t["status"] == "bit-exact");
+  // Inputs and outputs inside the arena (the default), and in the caller's buffers.
+  for (const char* variant : {"arena", "io_outside"}) {
+    INFO("variant " << variant);
+    const Result r = tightfit_run(t, work, variant, std::string(variant) == "io_outside" ? " --io-outside" : "");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    for (std::size_t k = 0; k < t["outputs"].size(); ++k) {
+      const json& o = t["outputs"][k];
+      INFO("output " << k << " '" << o["name"].get<std::string>() << "'");
+      const tightfit::npy::Array got =
+          tightfit::npy::load((work / (std::string(variant) + ".out") / ("output_" + std::to_string(k) + ".npy")).string());
+      const tightfit::npy::Array want = tightfit::npy::load((kDir / o["file"].get<std::string>()).string());
+      CHECK(got.dtype == npy_code(o["dtype"].get<std::string>()));  // int32, uint8/int8 or float32, as ONNX says
+      const std::string why = difference(got, want);
+      INFO(why);
+      CHECK(why.empty());
+      // The comparison can fail: one flipped bit of the expected output is caught.
+      tightfit::npy::Array perturbed = want;
+      REQUIRE(!perturbed.data.empty());
+      perturbed.data.back() ^= 1;
+      CHECK_FALSE(difference(got, perturbed).empty());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ONNX's quantized operator tests through tightfit run: bit-exact with the expected outputs, or refused with the stated reason",
+          "[onnx_node]") {
+  int ran = 0;
+  for (const json& t : manifest()["tests"]) {
+    if (!g_test.empty() && t["name"] != g_test) continue;
+    ++ran;
+    check_test(t);
+  }
+  REQUIRE(ran > 0);
+}
+
+// tests/import/good/convinteger_qdq.onnx: x -> QuantizeLinear (uint8, 0.1, 3) -> ConvInteger (int8 w
+// [[1, -2], [3, 4]], x zero point 3) -> DequantizeLinear (int32, 0.1 * 0.5) -> QuantizeLinear (int8,
+// 0.2, 0) -> DequantizeLinear -> y: the int32 accumulator requantized (requantize_accumulator).
+// ONNX Runtime has no ConvInteger with int8 weights, so the reference is ONNX's arithmetic, one
+// float32 operation at a time, computed here with <cmath> (nearbyint: ties to even).
+TEST_CASE("ConvInteger then DequantizeLinear then QuantizeLinear: the int32 accumulator requantized as ONNX computes it",
+          "[int32_requantize]") {
+  const fs::path work = fs::path(TIGHTFIT_CODEGEN_WORK) / "onnx_node_tests" / "convinteger_qdq";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  // Values chosen so that the accumulators land on both sides of rounding ties and saturate.
+  const std::vector<float> x = {0.05f, -1.0f, 2.5f, 25.4f, -0.35f, 0.15f, 7.0f, -30.0f, 12.25f};
+  tightfit::npy::Array in;
+  in.dtype = "f4";
+  in.shape = {1, 1, 3, 3};
+  in.data.resize(x.size() * sizeof(float));
+  std::memcpy(in.data.data(), x.data(), in.data.size());
+  tightfit::npy::save((work / "x.npy").string(), in);
+  const std::string cmd = shell_quote(kTightfit) + " run " +
+                          shell_quote((fs::path(TIGHTFIT_SOURCE_DIR) / "tests/import/good/convinteger_qdq.onnx").string()) +
+                          " --input " + shell_quote((work / "x.npy").string()) + " --output-dir " +
+                          shell_quote((work / "out").string()) + " --build-dir " + shell_quote((work / "build").string());
+  const Result r = run(cmd, work / "run.log");
+  INFO(cmd << "\n" << r.output);
+  REQUIRE(r.status == 0);
+  const tightfit::npy::Array got = tightfit::npy::load((work / "out" / "output_0.npy").string());
+  REQUIRE(got.dtype == "f4");
+  REQUIRE(got.shape == std::vector<std::int64_t>{1, 1, 2, 2});
+
+  const float x_scale = 0.1f, acc_scale = 0.1f * 0.5f, y_scale = 0.2f;
+  std::vector<int> xq;
+  for (float v : x) xq.push_back(static_cast<int>(std::min(255.0f, std::max(0.0f, std::nearbyint(v / x_scale) + 3.0f))));
+  const int w[2][2] = {{1, -2}, {3, 4}};
+  std::vector<float> want;
+  for (int oy = 0; oy < 2; ++oy)
+    for (int ox = 0; ox < 2; ++ox) {
+      int acc = 0;
+      for (int ky = 0; ky < 2; ++ky)
+        for (int kx = 0; kx < 2; ++kx) acc += (xq[(oy + ky) * 3 + ox + kx] - 3) * w[ky][kx];
+      const float real = static_cast<float>(acc) * acc_scale;
+      const float q = std::min(127.0f, std::max(-128.0f, std::nearbyint(real / y_scale)));
+      want.push_back(q * y_scale);
+    }
+  std::vector<float> values(want.size());
+  std::memcpy(values.data(), got.data.data(), got.data.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    INFO("element " << i << ": tightfit " << values[i] << ", ONNX " << want[i]);
+    CHECK(std::memcmp(&values[i], &want[i], sizeof(float)) == 0);
+  }
+}
+
+int main(int argc, char** argv) {
+  Catch::Session session;
+  using namespace Catch::clara;
+  session.cli(session.cli() | Opt(g_test, "name")["--test"]("only this ONNX node test"));
+  const int rc = session.applyCommandLine(argc, argv);
+  if (rc != 0) return rc;
+  return session.run();
+}
