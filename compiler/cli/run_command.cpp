@@ -5,6 +5,7 @@
 // qemu-system-arm instead, and the measured flash, RAM and instructions are printed.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +41,7 @@ struct RunOptions {
   std::string output_dir;
   std::string build_dir;  // empty: a temporary folder, removed afterwards
   std::string target;     // empty: the host; else a board of firmware/boards
+  bool profile = false;   // --target: also count the instructions of every step
   int timeout_seconds = 600;
 };
 
@@ -49,6 +51,17 @@ struct Board {
   const char* core;
 };
 constexpr Board kBoards[] = {{"mps2-an386", "cortex-m4"}, {"mps2-an500", "cortex-m7"}};
+
+// C++ spelling of an integer element type, for the harness.
+const char* c_type(ir::DType t) {
+  switch (t) {
+    case ir::DType::Int8: return "std::int8_t";
+    case ir::DType::UInt8: return "std::uint8_t";
+    case ir::DType::Int32: return "std::int32_t";
+    case ir::DType::Float32: return "float";
+  }
+  return "?";
+}
 
 std::string npy_dtype(ir::DType t) {
   switch (t) {
@@ -96,7 +109,7 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
   if (a.shape != t.onnx_shape())
     throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
                             t.name, fmt::join(t.onnx_shape(), ", ")));
-  if (a.dtype == "f4") {
+  if (a.dtype == "f4" && t.dtype != ir::DType::Float32) {
     if (!t.float_at_boundary)
       throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
                               ir::dtype_name(t.dtype)));
@@ -107,8 +120,10 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
     throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
                             path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
   const auto index = memory_index_of_onnx_order(t);
+  const std::size_t es = ir::dtype_size(t.dtype);
   std::vector<std::uint8_t> memory(a.data.size());
-  for (std::size_t o = 0; o < index.size(); ++o) memory[static_cast<std::size_t>(index[o])] = a.data[o];
+  for (std::size_t o = 0; o < index.size(); ++o)
+    std::memcpy(&memory[static_cast<std::size_t>(index[o]) * es], &a.data[o * es], es);
   write_file(dir / fmt::format("input_{}.raw", i), memory.data(), memory.size());
 }
 
@@ -123,10 +138,14 @@ void collect_output(const driver::CompiledModel& m, std::size_t i, const fs::pat
     a.dtype = npy_dtype(t.dtype);
     const std::vector<std::uint8_t> memory = read_file(dir / fmt::format("output_{}.raw", i));
     const auto index = memory_index_of_onnx_order(t);
+    const std::size_t es = ir::dtype_size(t.dtype);
+    if (memory.size() != index.size() * es)
+      throw Error(fmt::format("output {} '{}': the generated program wrote {} bytes", i, t.name, memory.size()));
     a.data.resize(memory.size());
-    for (std::size_t o = 0; o < index.size(); ++o) a.data[o] = memory.at(static_cast<std::size_t>(index[o]));
+    for (std::size_t o = 0; o < index.size(); ++o)
+      std::memcpy(&a.data[o * es], &memory[static_cast<std::size_t>(index[o]) * es], es);
   }
-  if (a.data.size() != static_cast<std::size_t>(a.elements()) * (a.dtype == "f4" ? 4 : 1))
+  if (a.data.size() != static_cast<std::size_t>(a.elements()) * (a.dtype == "f4" ? 4 : ir::dtype_size(t.dtype)))
     throw Error(fmt::format("output {} '{}': the generated program wrote {} bytes", i, t.name, a.data.size()));
   npy::save((fs::path(out_dir) / fmt::format("output_{}.npy", i)).string(), a);
 }
@@ -146,13 +165,11 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
   const std::string ns = name + "::";
   for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) {
     const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
-    if (!io_in_arena)
-      s += fmt::format("static {} input_{}[{}];\n", t.dtype == ir::DType::Int8 ? "std::int8_t" : "std::uint8_t", i, t.elements());
+    if (!io_in_arena) s += fmt::format("static {} input_{}[{}];\n", c_type(t.dtype), i, t.elements());
   }
   for (std::size_t i = 0; i < m.graph.outputs.size(); ++i) {
     const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
-    if (!io_in_arena)
-      s += fmt::format("static {} output_{}[{}];\n", t.dtype == ir::DType::Int8 ? "std::int8_t" : "std::uint8_t", i, t.elements());
+    if (!io_in_arena) s += fmt::format("static {} output_{}[{}];\n", c_type(t.dtype), i, t.elements());
   }
   s += "\nint main(int argc, char** argv) {\n  if (argc != 2) return 2;\n  const char* dir = argv[1];\n";
   for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) {
@@ -165,7 +182,7 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
                        "      std::memcpy(x.data(), f.data(), f.size());\n      {1}set_input_{2}(x.data(){3});\n    }} else\n",
                        t.elements(), ns, i, extra);
     s += fmt::format("    if (raw.size() == {0}) std::memcpy({1}, raw.data(), raw.size());\n    else return 3;\n  }}\n",
-                     t.elements(), dst);
+                     t.bytes(), dst);
   }
   if (io_in_arena) {
     s += fmt::format("  {}run();\n", ns);
@@ -185,7 +202,7 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
                        "    if (!write(dir, \"output_{2}.f32\", y.data(), y.size() * sizeof(float))) return 4;\n  }}\n",
                        t.elements(), ns, i, io_in_arena ? "" : fmt::format(", output_{}", i));
     } else {
-      s += fmt::format("  if (!write(dir, \"output_{}.raw\", {}, {})) return 4;\n", i, src, t.elements());
+      s += fmt::format("  if (!write(dir, \"output_{}.raw\", {}, {})) return 4;\n", i, src, t.bytes());
     }
   }
   s += "  return 0;\n}\n";
@@ -227,6 +244,12 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500)", kExitUsage);
   if (model.regions.size() != 1 || !compile.io_in_arena)
     throw Error("run: --target runs single-region models with their inputs and outputs in the arena", kExitUsage);
+  for (const auto& ids : {model.graph.inputs, model.graph.outputs})
+    for (ir::TensorId id : ids)
+      if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32 ||
+          model.graph.tensors[id].dtype == ir::DType::Float32)
+        throw Error("run: --target does not run models whose inputs or outputs are int32, float32 in the arena or quantized "
+                    "per channel (the host run does)", kExitUsage);
 
   const fs::path root = source_dir();
   std::string inputs, extra;
@@ -237,11 +260,11 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
   const std::string configure = fmt::format(
       "cmake -S {} -B {} -DCMAKE_TOOLCHAIN_FILE={} -DTIGHTFIT_CORE={} -DTIGHTFIT_BOARD={} -DTIGHTFIT_MODEL={} "
-      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={}",
+      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_PROFILE={}",
       shell_quoted((root / "firmware" / "run").string()), shell_quoted(build.string()),
       shell_quoted((root / "cmake" / "arm-none-eabi.cmake").string()), board->core, board->name,
       shell_quoted(fs::absolute(compile.model).string()), shell_quoted(inputs), shell_quoted(fs::read_symlink("/proc/self/exe").string()),
-      max_ram, shell_quoted(extra));
+      max_ram, shell_quoted(extra), options.profile ? "ON" : "OFF");
   run_logged(configure, dir / "configure.log", "configuring the firmware");
   run_logged(fmt::format("cmake --build {} -j2", shell_quoted(build.string())), dir / "build.log", "building the firmware");
 
@@ -258,7 +281,9 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
                             WEXITSTATUS(status), log.string()));
 
   // "TIGHTFIT output=N ... values=a,b,..." per output (quantized, memory order), then the figures.
+  // With --profile, "TIGHTFIT step=N node=... op=... macs=... instructions=..." per step.
   std::map<std::string, std::string> figures;
+  std::vector<std::map<std::string, std::string>> steps;
   std::vector<std::vector<std::int32_t>> outputs(model.graph.outputs.size());
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
@@ -266,11 +291,17 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
     std::string word;
     if (!(words >> word) || word != "TIGHTFIT") continue;
     int output = -1;
+    bool step = false;
     while (words >> word) {
       const std::size_t eq = word.find('=');
       if (eq == std::string::npos) continue;
       const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
-      if (key == "output") output = std::stoi(value);
+      if (key == "step" && output < 0) {
+        step = true;
+        steps.emplace_back();
+      }
+      if (step) steps.back()[key] = value;
+      else if (key == "output") output = std::stoi(value);
       else if (key == "values" && output >= 0 && output < static_cast<int>(outputs.size())) {
         std::istringstream numbers(value);
         for (std::string n; std::getline(numbers, n, ',');) outputs[output].push_back(std::stoi(n));
@@ -298,8 +329,12 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
       }
     } else {
       a.dtype = npy_dtype(t.dtype);
-      for (std::size_t o = 0; o < index.size(); ++o)
-        a.data.push_back(static_cast<std::uint8_t>(outputs[i][static_cast<std::size_t>(index[o])]));
+      const std::size_t es = ir::dtype_size(t.dtype);
+      for (std::size_t o = 0; o < index.size(); ++o) {
+        const std::int32_t v = outputs[i][static_cast<std::size_t>(index[o])];
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(&v);  // little-endian: the low bytes first
+        a.data.insert(a.data.end(), bytes, bytes + es);
+      }
     }
     npy::save((fs::path(options.output_dir) / fmt::format("output_{}.npy", i)).string(), a);
   }
@@ -316,11 +351,70 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   const std::string instructions = figure("instructions");
   fmt::print("  speed   {} instructions per inference{}\n", instructions,
              macs > 0 && instructions != "?" ? fmt::format(", {:.2f} per MAC", std::stod(instructions) / static_cast<double>(macs)) : "");
+  if (options.profile) {
+    fmt::print("  steps   (instructions of each kernel call, from a second, profiled run; this build's code\n"
+               "          includes that profiled copy of the schedule: take code size from a run without --profile)\n");
+    for (const auto& st : steps) {
+      const auto get = [&](const char* key) { return st.count(key) ? st.at(key) : std::string("?"); };
+      const std::string n = get("instructions"), m = get("macs");
+      const bool per_mac = n != "?" && m != "?" && m != "0";
+      fmt::print("    {:>3} {:<26} {:<24} {:>12} {:>10}{}\n", get("step"), get("op"), get("node"), n,
+                 m == "0" ? "" : m + " MACs",
+                 per_mac ? fmt::format(" {:6.2f}/MAC", std::stod(n) / std::stod(m)) : "");
+    }
+  }
+
+  // The measured figures beside the outputs: NAME.measured.json (docs/firmware.md).
+  const auto number = [&](const char* key) -> nlohmann::json {
+    if (!figures.count(key)) return nullptr;
+    try {
+      return std::stoll(figures.at(key));
+    } catch (const std::exception&) {
+      return figures.at(key);
+    }
+  };
+  nlohmann::json measured = {
+      {"model", compile.model},
+      {"board", board->name},
+      {"core", board->core},
+      {"method", "qemu-system-arm -icount shift=0 (exact instruction counts)"},
+      {"macs", macs},
+      {"instructions", number("instructions")},
+      {"flash", {{"total_bytes", number("flash_bytes")},
+                 {"weights_bytes", number("weights_section_bytes")},
+                 {"text_bytes", number("text_bytes")},
+                 {"rodata_bytes", number("rodata_bytes")},
+                 {"inputs_bytes", number("inputs_section_bytes")}}},
+      {"ram", {{"arena_bytes", number("arena_bytes")},
+               {"planned_arena_bytes", number("planned_arena_bytes")},
+               {"data_bytes", number("data_bytes")},
+               {"bss_bytes", number("bss_bytes")},
+               {"stack_bytes", number("stack_bytes")},
+               {"stack_peak_bytes", number("stack_peak_bytes")}}},
+  };
+  if (options.profile) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& st : steps) {
+      nlohmann::json j;
+      for (const auto& [key, value] : st) {
+        const bool integer = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+        j[key] = integer ? nlohmann::json(std::stoll(value)) : nlohmann::json(value);
+      }
+      list.push_back(j);
+    }
+    measured["steps"] = list;
+  }
+  const fs::path measured_path = fs::path(options.output_dir) / (compile.name + ".measured.json");
+  const std::string measured_text = measured.dump(2) + "\n";
+  write_file(measured_path, measured_text.data(), measured_text.size());
+  fmt::print("  figures in {}\n", measured_path.string());
 }
 
 void run_model(const RunOptions& options) {
   const driver::CompileOptions compile = finish_compile_options(options.compile);
   if (options.inputs.empty()) throw Error("run: give the model's inputs with --input FILE.npy", kExitUsage);
+  if (options.profile && options.target.empty())
+    throw Error("run: --profile counts instructions on a board: give --target too", kExitUsage);
   const driver::CompiledModel model = driver::compile_model(compile);
   if (options.inputs.size() != model.graph.inputs.size())
     throw Error(fmt::format("{}: the model has {} input(s), {} --input given", compile.model, model.graph.inputs.size(),
@@ -354,12 +448,14 @@ void run_model(const RunOptions& options) {
   for (std::size_t i = 0; i < options.inputs.size(); ++i) stage_input(model, i, options.inputs[i], dir);
 
   const char* cxx = std::getenv("CXX");
+  // TIGHTFIT_HOST_CXXFLAGS: extra flags for the host build, e.g. sanitizers (tests/sanitize).
+  const char* extra_flags = std::getenv("TIGHTFIT_HOST_CXXFLAGS");
   const std::string runtime = (source_dir() / "runtime" / "include").string();
   const fs::path program = dir / "model";
   const std::string build = fmt::format(
-      "{} -std=c++17 -O2 -ffp-contract=off -fno-fast-math -fno-exceptions -fno-rtti -Wall -Wextra -Werror "
+      "{} -std=c++17 -O2 -ffp-contract=off -fno-fast-math -fno-exceptions -fno-rtti -Wall -Wextra -Werror {} "
       "-I{} -I{} {} {} -o {} > {} 2>&1",
-      cxx ? cxx : "c++", shell_quoted(runtime), shell_quoted(dir.string()), shell_quoted((dir / (compile.name + ".cpp")).string()),
+      cxx ? cxx : "c++", extra_flags ? extra_flags : "", shell_quoted(runtime), shell_quoted(dir.string()), shell_quoted((dir / (compile.name + ".cpp")).string()),
       shell_quoted((dir / "harness.cpp").string()), shell_quoted(program.string()), shell_quoted((dir / "build.log").string()));
   if (std::system(build.c_str()) != 0) {
     const std::vector<std::uint8_t> log = read_file(dir / "build.log");
@@ -388,6 +484,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--output-dir", options->output_dir, "Folder for output_0.npy, output_1.npy, ...")->required();
   cmd->add_option("--build-dir", options->build_dir, "Keep the generated code and program here (default: a temporary folder)");
   cmd->add_option("--target", options->target, "Run as firmware on an emulated board in QEMU: mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7)");
+  cmd->add_flag("--profile", options->profile,
+               "With --target: also print the instructions of every step (kernel call), from a second run");
   cmd->add_option("--timeout", options->timeout_seconds, "Seconds QEMU may run with --target (default 600)")
       ->check(CLI::PositiveNumber);
   cmd->callback([options] { run_model(*options); });

@@ -140,8 +140,27 @@ class Emitter {
 
   void call(const Node& n, const std::string& statement) {
     body_ += fmt::format("  // {} ({})\n  {};\n", n.name, n.onnx_op, statement);
+    // run_profiled(): the same calls between the step hooks (docs/codegen.md, "Per-step hooks").
+    const std::size_t step = steps_.size();
+    profiled_body_ += fmt::format("  // {} ({})\n  tightfit_step_begin({});\n  {};\n  tightfit_step_end({});\n", n.name,
+                                  n.onnx_op, step, statement, step);
+    steps_.push_back(fmt::format("{{\"{}\", \"{}\", {}}}", c_string(n.name), c_string(n.onnx_op), g_.macs(n)));
     kernels_used_.insert(ir::op_name(n.op));
     ++calls_;
+  }
+
+  // Text for a C string literal: quotes, backslashes and control characters escaped.
+  static std::string c_string(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
+        continue;
+      }
+      out += c;
+    }
+    return out;
   }
 
   // ----- one node -----------------------------------------------------------------------------
@@ -175,6 +194,7 @@ class Emitter {
       case OpKind::Pad: return pad(id, n);
       case OpKind::Resize: return resize(id, n);
       case OpKind::Clamp: return clamp(id, n);
+      case OpKind::DynamicQuantize: return dynamic_quantize(n);
       case OpKind::Quantize:
       case OpKind::Dequantize: refuse(n, "float tensors inside the graph have no kernel");
     }
@@ -203,6 +223,7 @@ class Emitter {
   }
 
   void conv(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Int32) return conv_accumulate(id, n);
     const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
     require_per_tensor(n, x);
     require_per_tensor(n, y);
@@ -245,7 +266,69 @@ class Emitter {
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
 
+  // ConvInteger: int32 accumulators, no bias, no requantization. Weights OHWI for every group
+  // count (conv_accumulate's layout, independent of the requantizing kernels' packing).
+  void conv_accumulate(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
+    require_per_tensor(n, x);
+    if (n.inputs.size() > 2 && n.inputs[2] != ir::kNoTensor) refuse(n, "an int32 convolution output takes no bias");
+    const auto& a = n.attrs;
+    const std::int64_t group_in_c = w.shape[1], kh = w.shape[2], kw = w.shape[3], oc_count = w.shape[0];
+    const std::size_t es = ir::dtype_size(w.dtype);
+    std::vector<std::uint8_t> ohwi(w.data.size());
+    for (std::int64_t oc = 0; oc < oc_count; ++oc)
+      for (std::int64_t ic = 0; ic < group_in_c; ++ic)
+        for (std::int64_t ky = 0; ky < kh; ++ky)
+          for (std::int64_t kx = 0; kx < kw; ++kx) {
+            const std::int64_t from = ((oc * group_in_c + ic) * kh + ky) * kw + kx;
+            const std::int64_t to = ((oc * kh + ky) * kw + kx) * group_in_c + ic;
+            std::memcpy(&ohwi[static_cast<std::size_t>(to) * es], &w.data[static_cast<std::size_t>(from) * es], es);
+          }
+    Tensor packed = w;
+    packed.data = std::move(ohwi);
+    const std::string weights = tensor_array(id + "_weights", packed);
+    const std::string block = params(
+        "ConvParams", id,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
+                    x.shape[3], y.shape[1], y.shape[2], y.shape[3], kh, kw, attr_or(a.strides, 0, 1),
+                    attr_or(a.strides, 1, 1), attr_or(a.dilations, 0, 1), attr_or(a.dilations, 1, 1),
+                    attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0), a.group, x.quant.zero_point[0], weight_zero_point(n, w),
+                    0, 0, 0, 0),  // no requantization: output zero point, clamp and multipliers unused
+        22);
+    call(n, fmt::format("tightfit::conv_accumulate<{}, {}>({}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
+                        pointer(n.inputs[0]), weights, pointer(n.outputs[0])));
+  }
+
+  // MatMulInteger (int32 output, any weight rank) and QLinearMatMul with a batched weight
+  // [B, M, K]: matmul_accumulate / matmul_requantize.
+  void matmul(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
+    require_per_tensor(n, x);
+    const bool accumulate = y.dtype == DType::Int32;
+    if (!accumulate) require_per_tensor(n, y);
+    if (n.inputs.size() > 2 && n.inputs[2] != ir::kNoTensor) refuse(n, "a batched or int32 matmul takes no bias");
+    const std::int64_t k = w.shape.back(), m = w.shape[w.shape.size() - 2];
+    const std::int64_t batches = w.shape.size() == 3 ? w.shape[0] : 1;
+    const std::int64_t rows = x.elements() / k / batches;
+    const std::string weights = tensor_array(id + "_weights", w);
+    const std::string block =
+        params("MatMulParams", id,
+               fmt::format("{},{},{},{},{},{},{},{},{},{}", batches, rows, k, m, x.quant.zero_point[0],
+                           weight_zero_point(n, w), accumulate ? 0 : y.quant.zero_point[0], accumulate ? 0 : n.attrs.act_min,
+                           accumulate ? 0 : n.attrs.act_max, w.quant.scale.size() > 1 ? 1 : 0),
+               10);
+    if (accumulate) {
+      call(n, fmt::format("tightfit::matmul_accumulate<{}, {}>({}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
+                          pointer(n.inputs[0]), weights, pointer(n.outputs[0])));
+      return;
+    }
+    const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
+    call(n, fmt::format("tightfit::matmul_requantize<{}, {}>({}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
+                        pointer(n.inputs[0]), weights, mult, pointer(n.outputs[0])));
+  }
+
   void fully_connected(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Int32 || in(n, 1).shape.size() == 3) return matmul(id, n);
     const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
     require_per_tensor(n, x);
     require_per_tensor(n, y);
@@ -364,6 +447,7 @@ class Emitter {
 
   // Sigmoid, Tanh, LeakyRelu and Requantize: one byte in, one byte out, through a 256-entry table.
   void lookup(const std::string& id, const Node& n) {
+    if (in(n, 0).dtype == DType::Int32 && n.op == OpKind::Requantize) return requantize_accumulator(id, n);
     const Tensor &x = in(n, 0), &y = out(n);
     require_per_tensor(n, x);
     require_per_tensor(n, y);
@@ -398,6 +482,28 @@ class Emitter {
     const std::string t = array(id + "_table", "std::uint8_t", std::vector<std::uint8_t>(table, table + 256));
     call(n, fmt::format("tightfit::lookup<{}>({}, {}, {}, {})", t_of(n), t, pointer(n.inputs[0]),
                         pointer(n.outputs[0]), x.elements()));
+  }
+
+  // DynamicQuantizeLinear: the float input, quantized with parameters computed from it.
+  void dynamic_quantize(const Node& n) {
+    const Tensor& x = in(n, 0);
+    if (x.dtype != DType::Float32 || n.outputs.size() != 3) refuse(n, "expects a float32 input and three outputs");
+    call(n, fmt::format("tightfit::dynamic_quantize_linear({}, {}, {}, {}, {})", x.elements(), pointer(n.inputs[0]),
+                        pointer(n.outputs[0]), pointer(n.outputs[1]), pointer(n.outputs[2])));
+  }
+
+  // An int32 accumulator requantized (ConvInteger -> DequantizeLinear -> QuantizeLinear).
+  void requantize_accumulator(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    require_per_tensor(n, x);
+    require_per_tensor(n, y);
+    const std::string block = params(
+        "AccumulatorRequantizeParams", id,
+        fmt::format("{},{},{},{},{},{},{}", x.elements(), float_literal(x.quant.scale[0]), x.quant.zero_point[0],
+                    float_literal(y.quant.scale[0]), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
+        7);
+    call(n, fmt::format("tightfit::requantize_accumulator<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
   }
 
   void softmax(const std::string& id, const Node& n) {
@@ -592,6 +698,16 @@ class Emitter {
       h += fmt::format("extern std::uint8_t {}_storage[];\n", arena_name(static_cast<int>(r)));
     h += "\n// Runs the model once on what the inputs hold; afterwards the outputs hold its results.\n";
     h += fmt::format("void run({});\n\n", run_parameters(true));
+    h += "#if defined(TIGHTFIT_PROFILE_STEPS)\n"
+         "// Profiling builds only: run() again with tightfit_step_begin(i) / tightfit_step_end(i) (extern \"C\",\n"
+         "// the caller defines them) around kernel call i; kSteps[i] names it. Normal builds have none of this.\n"
+         "struct StepInfo {\n  const char* node;\n  const char* op;\n  std::int64_t macs;\n};\n";
+    h += fmt::format("constexpr std::size_t kStepCount = {};\n", steps_.size());
+    h += fmt::format("constexpr StepInfo kSteps[{}] = {{\n", std::max<std::size_t>(steps_.size(), 1));
+    for (const std::string& step : steps_) h += "    " + step + ",\n";
+    if (steps_.empty()) h += "    {\"\", \"\", 0},\n";
+    h += "};\n";
+    h += fmt::format("void run_profiled({});\n#endif\n\n", run_parameters(true));
 
     h += "// The model's inputs and outputs: integer tensors in memory order (4-D images channels-last,\n"
          "// [N, H, W, C]); shapes below are ONNX's.\n";
@@ -602,14 +718,31 @@ class Emitter {
     for (const Boundary& b : boundaries()) {
       const Tensor& t = g_.tensors[b.tensor];
       const std::string type = ctype(t.dtype);
-      h += fmt::format("\n// {} {} '{}': {} {}, scale {}, zero point {}{}.\n", b.what, b.index, t.name,
-                       ir::dtype_name(t.dtype), onnx_shape_text(t), t.quant.scale.empty() ? 0.0f : t.quant.scale[0],
-                       t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0],
+      const std::string quant_text =
+          t.dtype == DType::Float32 ? std::string("as in the model")
+          : !t.quantized && t.dtype == DType::Int32 ? std::string("not quantized (raw accumulators)")
+          : !t.quantized ? std::string("quantized at run time (the scale and zero point are outputs too)")
+          : t.quant.per_channel() ? fmt::format("{} per-channel scales", t.quant.scale.size())
+                                  : fmt::format("scale {}, zero point {}", t.quant.scale[0], t.quant.zero_point[0]);
+      h += fmt::format("\n// {} {} '{}': {} {}, {}{}.\n", b.what, b.index, t.name, ir::dtype_name(t.dtype),
+                       onnx_shape_text(t), quant_text,
                        options_.io_in_arena ? "; it lives inside the arena" : "; the caller owns its buffer");
-      h += fmt::format("constexpr TensorInfo k{}{} = {{\"{}\", {}, {}, {}, {}, {}, {}}};\n", b.what == "input" ? "Input" : "Output",
-                       b.index, t.name, t.dtype == DType::Int8 ? "true" : "false", float_literal(t.quant.scale.empty() ? 0.0f : t.quant.scale[0]),
-                       t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0], t.elements(),
-                       t.layout == ir::Layout::ChannelsLast ? "true" : "false", t.float_at_boundary ? "true" : "false");
+      const std::string info = fmt::format("k{}{}", b.what == "input" ? "Input" : "Output", b.index);
+      if (t.quant.per_channel()) {
+        // One scale and zero point per index of ONNX axis `axis`; TensorInfo's pair is then 0.
+        h += fmt::format("// Quantized per channel along ONNX axis {}: {}Scales[i], {}ZeroPoints[i] for index i of that axis.\n",
+                         t.quant.axis, info, info);
+        std::vector<std::string> scales;
+        for (float f : t.quant.scale) scales.push_back(float_literal(f));
+        h += fmt::format("constexpr float {}Scales[] = {{{}}};\n", info, fmt::join(scales, ", "));
+        h += fmt::format("constexpr std::int32_t {}ZeroPoints[] = {{{}}};\n", info, fmt::join(t.quant.zero_point, ", "));
+      }
+      const bool single = !t.quant.per_channel() && !t.quant.scale.empty();
+      h += fmt::format("constexpr TensorInfo {} = {{\"{}\", {}, {}, {}, {}, {}, {}}};\n", info, t.name,
+                       t.dtype == DType::Int8 ? "true" : "false", float_literal(single ? t.quant.scale[0] : 0.0f),
+                       single ? t.quant.zero_point[0] : 0, t.elements(),
+                       t.layout == ir::Layout::ChannelsLast ? "true" : "false",
+                       t.float_at_boundary || t.dtype == DType::Float32 ? "true" : "false");
       if (options_.io_in_arena) {
         const int buffer = lt_.tensor_buffer[b.tensor];
         const plan::Placement& at = plan_.placements[buffer];
@@ -647,6 +780,17 @@ class Emitter {
       }
       const float scale = t.quant.scale.empty() ? 1.0f : t.quant.scale[0];
       const std::int32_t zp = t.quant.zero_point.empty() ? 0 : t.quant.zero_point[0];
+      // Per channel: the element at ONNX index o belongs to channel (o / inner) % channels.
+      std::string scale_text = float_literal(scale), zp_text = std::to_string(zp);
+      if (t.quant.per_channel()) {
+        const auto shape = t.onnx_shape();
+        std::int64_t inner = 1;
+        for (std::size_t d = static_cast<std::size_t>(t.quant.axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+        const std::string info = fmt::format("k{}{}", input ? "Input" : "Output", b.index);
+        const std::string channel = fmt::format("(({{o}}) / {}) % {}", inner, shape[static_cast<std::size_t>(t.quant.axis)]);
+        scale_text = fmt::format("{}Scales[{}]", info, channel);
+        zp_text = fmt::format("{}ZeroPoints[{}]", info, channel);
+      }
       const std::string holder = options_.io_in_arena ? arena_name(plan_.placements[lt_.tensor_buffer[b.tensor]].region) : "";
       if (input)
         s += fmt::format("\nvoid set_input_{}(const float* onnx_order, {}) {{\n  {}* q = {};\n", b.index,
@@ -654,9 +798,11 @@ class Emitter {
       else
         s += fmt::format("\nvoid get_output_{}(float* onnx_order, {}) {{\n  const {}* q = {};\n", b.index,
                          options_.io_in_arena ? "const std::uint8_t* " + holder : "const " + type + "* output", type, target);
-      const std::string element =
-          input ? fmt::format("q[{{m}}] = tightfit::quantize_linear<{}>(onnx_order[{{o}}], {}, {});", type, float_literal(scale), zp)
-                : fmt::format("onnx_order[{{o}}] = tightfit::dequantize_linear(q[{{m}}], {}, {});", float_literal(scale), zp);
+      std::string element =
+          input ? fmt::format("q[{{m}}] = tightfit::quantize_linear<{}>(onnx_order[{{o}}], {}, {});", type, scale_text, zp_text)
+                : fmt::format("onnx_order[{{o}}] = tightfit::dequantize_linear(q[{{m}}], {}, {});", scale_text, zp_text);
+      if (t.dtype == DType::Float32)  // a float input or output of the model itself (DynamicQuantizeLinear): a copy
+        element = input ? "q[{m}] = onnx_order[{o}];" : "onnx_order[{o}] = q[{m}];";
       if (t.layout == ir::Layout::ChannelsLast) {
         s += fmt::format("  constexpr std::int32_t N = {}, H = {}, W = {}, C = {};\n", t.shape[0], t.shape[1], t.shape[2], t.shape[3]);
         s += "  for (std::int32_t n = 0; n < N; ++n)\n    for (std::int32_t c = 0; c < C; ++c)\n"
@@ -670,6 +816,21 @@ class Emitter {
         s += "\n}\n";
       }
     }
+    return s;
+  }
+
+  // With the inputs and outputs outside the arena, an output that is a view of an input (a model
+  // that is one QuantizeLinear, say) lives in the caller's output buffer: copy it there.
+  std::string io_copies() const {
+    if (options_.io_in_arena) return "";
+    std::string s;
+    for (std::size_t k = 0; k < g_.outputs.size(); ++k)
+      for (std::size_t j = 0; j < g_.inputs.size(); ++j) {
+        if (root_[g_.outputs[k]] != root_[g_.inputs[j]]) continue;
+        s += fmt::format("  // output {} is a view of input {}: copied into the caller's buffer\n", k, j);
+        s += fmt::format("  for (std::size_t i = 0; i < {}; ++i) output_{}[i] = input_{}[i];\n", g_.tensors[g_.outputs[k]].elements(), k, j);
+        break;
+      }
     return s;
   }
 
@@ -689,9 +850,18 @@ class Emitter {
     }
     s += fmt::format("\nvoid run({}) {{\n", run_parameters(false));
     s += body_;
+    s += io_copies();
     if (body_.empty()) s += "  // every output is a view of an input: nothing to compute\n";
     for (std::size_t r = 0; r < arenas_.size(); ++r) s += fmt::format("  (void){};\n", arena_name(static_cast<int>(r)));
     s += "}\n";
+    s += "\n#if defined(TIGHTFIT_PROFILE_STEPS)\n}  // namespace " + options_.name + "\n";
+    s += "extern \"C\" void tightfit_step_begin(int step);\nextern \"C\" void tightfit_step_end(int step);\n";
+    s += "namespace " + options_.name + " {\n";
+    s += fmt::format("\nvoid run_profiled({}) {{\n", run_parameters(false));
+    s += profiled_body_;
+    s += io_copies();
+    for (std::size_t r = 0; r < arenas_.size(); ++r) s += fmt::format("  (void){};\n", arena_name(static_cast<int>(r)));
+    s += "}\n#endif\n";
     s += boundary_functions();
     s += fmt::format("\n}}  // namespace {}\n", options_.name);
     return s;
@@ -705,6 +875,8 @@ class Emitter {
   const std::vector<TensorId> root_;
   std::string constants_;
   std::string body_;
+  std::string profiled_body_;        // body_ with the step hooks
+  std::vector<std::string> steps_;   // per kernel call: {node, op, macs} for kSteps
   std::uint64_t weights_bytes_ = 0;
   std::uint64_t schedule_bytes_ = 0;
   std::set<std::string> kernels_used_;

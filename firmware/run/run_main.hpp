@@ -83,4 +83,45 @@ inline int report(std::uint32_t instructions, std::size_t planned_arena_bytes) {
   return arena_bytes == planned_arena_bytes ? 0 : 2;
 }
 
+#if defined(TIGHTFIT_PROFILE_STEPS)
+// Per-step instruction counts: the generated run_profiled() calls tightfit_step_begin(i) and
+// tightfit_step_end(i) (below) around kernel call i. Each count is exact for what lies between the
+// two hooks (the kernel call and its argument set-up) plus the few instructions of the hooks' own
+// calls and returns that the counter's calibration does not cover. main.cpp includes the model's
+// header before this one, so its step count is known here.
+inline std::uint32_t step_instructions[tightfit_model::kStepCount > 0 ? tightfit_model::kStepCount : 1];
+
+// Runs the profiled schedule once, then prints "TIGHTFIT step=i node=... op=... macs=...
+// instructions=..." per step and "TIGHTFIT profiled_steps=N profiled_instructions=SUM".
+template <typename Step, typename Run>
+void profile(const Step* steps, std::size_t count, Run run) {
+  run();
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    tf_puts("TIGHTFIT");
+    tf_figure("step", static_cast<std::uint32_t>(i));
+    tf_puts(" node=");
+    for (const char* c = steps[i].node; *c; ++c) tf_putc(*c == ' ' || *c == '=' ? '_' : *c);
+    tf_puts(" op=");
+    tf_puts(steps[i].op);
+    tf_figure("macs", static_cast<std::uint32_t>(steps[i].macs));
+    tf_figure("instructions", step_instructions[i]);
+    tf_putc('\n');
+    sum += step_instructions[i];
+  }
+  tf_puts("TIGHTFIT");
+  tf_figure("profiled_steps", static_cast<std::uint32_t>(count));
+  tf_figure("profiled_instructions", sum);
+  tf_putc('\n');
+}
+#endif
+
 }  // namespace tightfit_run
+
+#if defined(TIGHTFIT_PROFILE_STEPS)
+extern "C" void tightfit_step_begin(int) { tf_count_begin(); }
+extern "C" void tightfit_step_end(int step) {
+  const std::uint32_t n = tf_count_end();
+  if (step >= 0 && static_cast<std::size_t>(step) < tightfit_model::kStepCount) tightfit_run::step_instructions[step] = n;
+}
+#endif

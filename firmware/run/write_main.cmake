@@ -13,11 +13,14 @@ endif()
 
 set(includes "")
 set(loads "")
+set(reloads "")
 math(EXPR last "${input_count} - 1")
 foreach(i RANGE 0 ${last})
   string(APPEND includes "#include \"tightfit_input_${i}.hpp\"\n")
   string(APPEND loads "  if (!tightfit_run::load(${i}, tightfit_input_${i}, tightfit_input_${i}_size, "
     "m::kInput${i}, m::set_input_${i}, m::arena_storage, m::input_${i}())) return 4;\n")
+  string(APPEND reloads "  tightfit_run::load(${i}, tightfit_input_${i}, tightfit_input_${i}_size, "
+    "m::kInput${i}, m::set_input_${i}, m::arena_storage, m::input_${i}());\n")
 endforeach()
 
 set(prints "")
@@ -35,7 +38,12 @@ int main() {
 ${loads}
   const std::uint32_t instructions = tightfit_run::measure([] { m::run(); });
 ${prints}
-  return tightfit_run::report(instructions, m::kArenaBytes);
+  const int status = tightfit_run::report(instructions, m::kArenaBytes);
+#if defined(TIGHTFIT_PROFILE_STEPS)
+  // Again, with the inputs reloaded (the arena has been reused), through the profiled schedule.
+${reloads}  tightfit_run::profile(m::kSteps, m::kStepCount, [] { m::run_profiled(); });
+#endif
+  return status;
 }
 ")
 file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")

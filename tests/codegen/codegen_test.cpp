@@ -681,6 +681,38 @@ TEST_CASE("--io-outside: the compiled model runs with caller-owned inputs and ou
   }
 }
 
+TEST_CASE("two regions chosen together: inception runs in a 5 KiB DTCM beside a 20.5 KiB SRAM, a split that filling "
+          "DTCM busiest-first cannot make, and gives the one-arena outputs",
+          "[regions]") {
+  const fs::path dir = scratch("regions");
+  const json& e = entry("inception.qop.onnx");
+  const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();
+  const fs::path memory = dir / "regions.json";
+  {
+    std::ofstream out(memory);
+    out << R"({"regions": [{"name": "DTCM", "size": 5120, "section": ".dtcm_bss"},)"
+        << R"( {"name": "SRAM", "size": 20992, "section": ".sram_bss"}]})";
+  }
+  const auto one = tightfit_run(e, inputs, dir / "one.out", dir / "one.build", " --name inception");
+  const auto two = tightfit_run(e, inputs, dir / "two.out", dir / "two.build",
+                                " --name inception --memory " + shell_quote(memory.string()));
+  REQUIRE(one.size() == two.size());
+  for (std::size_t k = 0; k < one.size(); ++k) CHECK(bitwise_equal(one[k], two[k]));
+  const json report = json::parse(read_text(dir / "two.build" / "inception.report.json"));
+  INFO(report["regions"].dump());
+  REQUIRE(report["regions"].size() == 2);
+  std::uint64_t total = 0;
+  for (const json& region : report["regions"]) {
+    CHECK(region["peak"].get<std::uint64_t>() <= region["capacity"].get<std::uint64_t>());
+    CHECK(region["peak"].get<std::uint64_t>() > 0);
+    total += region["peak"].get<std::uint64_t>();
+  }
+  CHECK(total == report["arena_bytes"].get<std::uint64_t>());
+  const std::string source = read_text(dir / "two.build" / "inception.cpp");
+  CHECK(source.find(".dtcm_bss") != std::string::npos);
+  CHECK(source.find(".sram_bss") != std::string::npos);
+}
+
 int main(int argc, char** argv) {
   Catch::Session session;
   using namespace Catch::clara;

@@ -19,6 +19,23 @@
 
 #include "tightfit/numerics.hpp"
 #include "tightfit/params.hpp"
+#include "tightfit/integer_kernels.hpp"  // ConvInteger, MatMulInteger, batched QLinearMatMul
+
+// The convolution and fully connected kernels have a fast path for Cortex-M
+// cores with the DSP extension (kernels_dsp.hpp: SXTB16/SMLAD, 4 bytes per
+// load), taken when the compiler targets one (__ARM_FEATURE_DSP) unless
+// TIGHTFIT_PORTABLE_KERNELS is defined.  Both paths give the same bits; the
+// portable one (namespace tightfit::portable) runs everywhere else.
+#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+#define TIGHTFIT_HAVE_DSP_KERNELS 1
+#else
+#define TIGHTFIT_HAVE_DSP_KERNELS 0
+#endif
+#if TIGHTFIT_HAVE_DSP_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
+#define TIGHTFIT_USE_DSP_KERNELS 1
+#else
+#define TIGHTFIT_USE_DSP_KERNELS 0
+#endif
 
 namespace tightfit {
 
@@ -47,6 +64,9 @@ inline T conv_output(const ConvParams& p, int32_t acc, int32_t oc, const int32_t
 }
 
 }  // namespace detail
+
+// The portable kernels: plain C++ loops, one MAC at a time.
+namespace portable {
 
 // Pointwise convolution: every output pixel is a matrix-vector product of the
 // same pixel's channels with the OHWI (here [out_c][in_c]) weights.
@@ -128,6 +148,60 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   }
 }
 
+// ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
+template <typename T, typename TW>
+inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
+                            const float* multipliers, T* out) {
+  for (int32_t r = 0; r < p.rows; ++r) {
+    const T* x = in + r * p.in_features;
+    T* y = out + r * p.out_features;
+    for (int32_t o = 0; o < p.out_features; ++o) {
+      int32_t acc = detail::dot(x, weights + o * p.in_features, p.in_features, p.input_zero_point,
+                                p.weight_zero_point);
+      if (bias != nullptr) acc += bias[o];
+      y[o] = requantize<T>(acc, multipliers[p.per_channel ? o : 0], p.output_zero_point, p.output_min,
+                           p.output_max);
+    }
+  }
+}
+
+}  // namespace portable
+}  // namespace tightfit
+
+#if TIGHTFIT_HAVE_DSP_KERNELS
+#include "tightfit/kernels_dsp.hpp"
+#endif
+
+namespace tightfit {
+
+#if TIGHTFIT_USE_DSP_KERNELS
+namespace selected_kernels = dsp;
+#else
+namespace selected_kernels = portable;
+#endif
+
+// Pointwise convolution (1x1, unit strides, no pads, one group): every output
+// pixel is a matrix-vector product with the [out_c][in_c] weights.
+template <typename T, typename TW>
+inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const float* multipliers, T* out) {
+  selected_kernels::conv_pointwise(p, in, weights, bias, multipliers, out);
+}
+
+// Depthwise convolution (groups == in_c), weights [kh][kw][out_c].
+template <typename T, typename TW>
+inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const float* multipliers, T* out) {
+  selected_kernels::conv_depthwise(p, in, weights, bias, multipliers, out);
+}
+
+// General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
+template <typename T, typename TW>
+inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                         const float* multipliers, T* out) {
+  selected_kernels::conv_general(p, in, weights, bias, multipliers, out);
+}
+
 // ONNX QLinearConv (ORT: QLinearConv + MlasRequantizeOutput), NHWC, choosing
 // the depthwise, pointwise or general path from the parameters.
 template <typename T, typename TW>
@@ -146,17 +220,7 @@ inline void conv(const ConvParams& p, const T* in, const TW* weights, const int3
 template <typename T, typename TW>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  for (int32_t r = 0; r < p.rows; ++r) {
-    const T* x = in + r * p.in_features;
-    T* y = out + r * p.out_features;
-    for (int32_t o = 0; o < p.out_features; ++o) {
-      int32_t acc = detail::dot(x, weights + o * p.in_features, p.in_features, p.input_zero_point,
-                                p.weight_zero_point);
-      if (bias != nullptr) acc += bias[o];
-      y[o] = requantize<T>(acc, multipliers[p.per_channel ? o : 0], p.output_zero_point, p.output_min,
-                           p.output_max);
-    }
-  }
+  selected_kernels::fully_connected(p, in, weights, bias, multipliers, out);
 }
 
 // ONNX MaxPool on int8/uint8 (exact; padded taps are skipped).

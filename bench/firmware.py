@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Kernel speed on Cortex-M: every QOperator model of models/ built by firmware/run for QEMU's
+mps2-an386 (Cortex-M4) and mps2-an500 (Cortex-M7), once with the runtime's portable kernels
+(-DTIGHTFIT_PORTABLE_KERNELS=ON) and once with its DSP fast paths, run under -icount (exact
+instruction counts). Prints one table per board, then DS-CNN layer by layer (per-step counts from
+a profiled build) beside CMSIS-NN's figures from ../shared/targets/README.md.
+
+  bench/firmware.sh [--build BUILD] [--work DIR] [--boards mps2-an386,mps2-an500] [--models a,b]
+                    [--jobs N] [--timeout S] [--no-layers]
+
+BUILD is a host build holding compiler/tightfit (default: build). Every firmware's outputs are
+also checked to be the same with both kernels (they must be bit-exact). Not a test: it prints
+figures; it exits 1 only when something fails to build or run, or the two variants disagree.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "firmware", "tools"))
+import run_qemu  # noqa: E402
+
+BOARDS = {"mps2-an386": "cortex-m4", "mps2-an500": "cortex-m7"}
+
+# CMSIS-NN's DS-CNN rows on Cortex-M4 (../shared/targets/README.md): layer kind -> (MACs per layer,
+# instructions per layer, layers of that kind in the network).
+CMSIS_DSCNN = [
+    ("conv 10x4 stride 2, 1->64", "conv", 320000, 1118217, 1),
+    ("depthwise 3x3, 64 ch, 25x5", "depthwise", 72000, 561024, 4),
+    ("pointwise 1x1 64->64, 25x5", "pointwise", 512000, 1069072, 4),
+    ("average pool 25x5x64", "pool", 8000, 50795, 1),
+    ("fully connected 64->12", "fc", 768, 2227, 1),
+]
+CMSIS_DSCNN_TOTAL = 7691623
+DSCNN_MACS = 2656768
+
+
+def run(command, log):
+    with open(log, "w") as out:
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        raise RuntimeError(f"failed ({done.returncode}): {' '.join(command)} (log: {log})")
+
+
+def models_of(names):
+    manifest = json.load(open(os.path.join(ROOT, "models", "manifest.json")))
+    models = []
+    for entry in manifest["models"]:
+        if entry.get("form") != "qop" or entry.get("group") == "unit":
+            continue
+        name = entry["name"]
+        if names and name not in names:
+            continue
+        inputs = [os.path.join(ROOT, "models", p) for p in entry["samples"][0]["inputs"]]
+        models.append(dict(name=name, file=os.path.join(ROOT, "models", entry["file"]), inputs=inputs,
+                           pin_batch="symbatch" in name))
+    return models
+
+
+def macs_of(tightfit, model):
+    command = [tightfit, "inspect", model["file"], "--json"] + (["--pin-batch"] if model["pin_batch"] else [])
+    doc = json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE).stdout)
+    return doc["totals"]["macs"]
+
+
+def build_and_run(args, tightfit, model, board, variant, profile=False):
+    """Builds firmware/run for one model, board and kernel variant; returns (figures, outputs, steps)."""
+    tag = f"{model['name']}.{board}.{variant}{'.profile' if profile else ''}"
+    build = os.path.join(args.work, tag)
+    options = [
+        "cmake", "-S", os.path.join(ROOT, "firmware", "run"), "-B", build,
+        f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'cmake', 'arm-none-eabi.cmake')}",
+        f"-DTIGHTFIT_CORE={BOARDS[board]}", f"-DTIGHTFIT_BOARD={board}",
+        f"-DTIGHTFIT_MODEL={model['file']}", f"-DTIGHTFIT_INPUTS={';'.join(model['inputs'])}",
+        f"-DTIGHTFIT_EXECUTABLE={tightfit}",
+        f"-DTIGHTFIT_PORTABLE_KERNELS={'ON' if variant == 'portable' else 'OFF'}",
+        f"-DTIGHTFIT_PROFILE={'ON' if profile else 'OFF'}",
+    ]
+    if model["pin_batch"]:
+        options.append("-DTIGHTFIT_COMPILE_OPTIONS=--pin-batch")
+    os.makedirs(args.work, exist_ok=True)
+    run(options, build + ".configure.log")
+    run(["cmake", "--build", build], build + ".build.log")
+    status, output, figures = run_qemu.run_once("qemu-system-arm", board, os.path.join(build, "tightfit_run.elf"),
+                                                args.timeout)
+    with open(build + ".qemu.log", "w") as log:
+        log.write(output)
+    if status != 0:
+        raise RuntimeError(f"{tag}: the firmware exited with {status} (log: {build}.qemu.log)")
+    outputs = re.findall(r"^TIGHTFIT output=\d+ .*$", output, re.M)
+    steps = []
+    for line in output.splitlines():
+        if line.startswith("TIGHTFIT step="):
+            steps.append(dict(word.split("=", 1) for word in line.split()[1:] if "=" in word))
+    return figures, outputs, steps
+
+
+def per_mac(instructions, macs):
+    return f"{instructions / macs:.2f}" if macs else "-"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--work", default="/tmp/tightfit-bench-firmware")
+    parser.add_argument("--boards", default="mps2-an386,mps2-an500")
+    parser.add_argument("--models", default="", help="comma-separated model names (default: all QOperator models)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--no-layers", action="store_true", help="skip the DS-CNN per-layer profile")
+    args = parser.parse_args()
+    tightfit = os.path.abspath(os.path.join(args.build, "compiler", "tightfit"))
+    boards = [b for b in args.boards.split(",") if b]
+    models = models_of([m for m in args.models.split(",") if m])
+    macs = {m["name"]: macs_of(tightfit, m) for m in models}
+
+    jobs = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for board in boards:
+            for model in models:
+                for variant in ("portable", "dsp"):
+                    jobs[(board, model["name"], variant)] = pool.submit(build_and_run, args, tightfit, model, board,
+                                                                        variant)
+        dscnn = [m for m in models if m["name"] == "dscnn"]
+        layers = {}
+        if dscnn and not args.no_layers and "mps2-an386" in boards:
+            for variant in ("portable", "dsp"):
+                layers[variant] = pool.submit(build_and_run, args, tightfit, dscnn[0], "mps2-an386", variant, True)
+
+    failed = False
+    for board in boards:
+        print(f"\n### {board} ({BOARDS[board]}), QEMU 7.2 -icount shift=0, arm-none-eabi-gcc -O2\n")
+        print("| model | MACs | flash: weights | flash: code + constants | RAM: arena | RAM: other | RAM: stack peak "
+              "| instructions, portable | instructions, DSP | portable/MAC | DSP/MAC | portable/DSP |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for model in models:
+            name = model["name"]
+            try:
+                fp, out_p, _ = jobs[(board, name, "portable")].result()
+                fd, out_d, _ = jobs[(board, name, "dsp")].result()
+            except RuntimeError as error:
+                print(f"| {name} | failed: {error} |")
+                failed = True
+                continue
+            if out_p != out_d:
+                print(f"| {name} | OUTPUTS DIFFER between the portable and the DSP build |")
+                failed = True
+                continue
+            n_p, n_d = int(fp["instructions"]), int(fd["instructions"])
+            weights = int(fd["weights_section_bytes"])
+            code = int(fd["flash_bytes"]) - weights - int(fd["inputs_section_bytes"])
+            other = int(fd["data_bytes"]) + int(fd["bss_bytes"])
+            m = macs[name]
+            print(f"| {name} | {m:,} | {weights:,} | {code:,} (portable {int(fp['flash_bytes']) - weights - int(fp['inputs_section_bytes']):,}) "
+                  f"| {int(fd['arena_bytes']):,} | {other:,} | {int(fd['stack_peak_bytes']):,} (portable {int(fp['stack_peak_bytes']):,}) "
+                  f"| {n_p:,} | {n_d:,} | {per_mac(n_p, m)} | {per_mac(n_d, m)} | {n_p / n_d:.2f} |")
+
+    if layers:
+        try:
+            _, out_p, steps_p = layers["portable"].result()
+            _, out_d, steps_d = layers["dsp"].result()
+        except RuntimeError as error:
+            print(f"\nDS-CNN layers: failed: {error}")
+            return 1
+        print("\n### DS-CNN layer by layer on mps2-an386 (Cortex-M4), beside CMSIS-NN\n")
+        print("| step | op | node | MACs | portable | DSP | portable/MAC | DSP/MAC | CMSIS-NN layer | CMSIS-NN | CMSIS-NN/MAC | DSP/CMSIS-NN |")
+        print("|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+        for sp, sd in zip(steps_p, steps_d):
+            m = int(sd["macs"])
+            n_p, n_d = int(sp["instructions"]), int(sd["instructions"])
+            op = sd["op"]
+            # The CMSIS-NN row of the same layer: by its MACs (conv, depthwise, pointwise, fully
+            # connected), by its operator for the pool (whose "MACs" are adds).
+            row = next((r for r in CMSIS_DSCNN if m and r[2] == m and r[1] != "pool"), None)
+            if row is None and "Pool" in op:
+                row = next(r for r in CMSIS_DSCNN if r[1] == "pool")
+            if row:
+                cmsis = f"| {row[0]} | {row[3]:,} | {row[3] / row[2]:.2f} | {n_d / row[3]:.2f} |"
+            else:
+                cmsis = "| | | | |"
+            print(f"| {sd['step']} | {op} | {sd['node']} | {m:,} | {n_p:,} | {n_d:,} | {per_mac(n_p, m)} | "
+                  f"{per_mac(n_d, m)} {cmsis}")
+        total_d = sum(int(s["instructions"]) for s in steps_d)
+        total_p = sum(int(s["instructions"]) for s in steps_p)
+        print(f"| | all steps | | {DSCNN_MACS:,} | {total_p:,} | {total_d:,} | {per_mac(total_p, DSCNN_MACS)} | "
+              f"{per_mac(total_d, DSCNN_MACS)} | whole DS-CNN | {CMSIS_DSCNN_TOTAL:,} | "
+              f"{CMSIS_DSCNN_TOTAL / DSCNN_MACS:.2f} | {total_d / CMSIS_DSCNN_TOTAL:.2f} |")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+// Runs tightfit::dsp and tightfit::portable conv / fully connected kernels on the same random
+// cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
+// dilations, groups, depthwise, zero points, fused clamps, per-channel multipliers, bias or none,
+// unaligned buffers) and compares their outputs byte for byte. Prints
+// "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1" and exits 0 when M is 0 (1 otherwise; 3 when
+// the target has no DSP paths to check).
+#include <tightfit/kernels.hpp>
+
+#include <cstdint>
+
+#include "tightfit_board.h"
+
+namespace {
+
+uint32_t state = 0x12345678u;
+uint32_t next() {
+  state ^= state << 13;
+  state ^= state >> 17;
+  state ^= state << 5;
+  return state;
+}
+int32_t uniform(int32_t lo, int32_t hi) { return lo + static_cast<int32_t>(next() % static_cast<uint32_t>(hi - lo + 1)); }
+
+constexpr int32_t kBytes = 24 * 1024;
+alignas(16) uint8_t input_pool[kBytes + 4];
+alignas(16) uint8_t weight_pool[kBytes + 4];
+alignas(16) uint8_t out_dsp[kBytes];
+alignas(16) uint8_t out_portable[kBytes];
+int32_t bias_pool[512];
+float multiplier_pool[512];
+
+uint32_t cases = 0, mismatches = 0;
+
+void fill(uint8_t* p, int32_t n, int32_t mode) {
+  for (int32_t i = 0; i < n; ++i) {
+    // mode 1: only the extremes, to drive the accumulators hard
+    p[i] = mode == 1 ? ((next() & 1) ? 0x80 : 0x7F) ^ ((next() & 2) ? 0xFF : 0) : static_cast<uint8_t>(next());
+  }
+}
+
+void fill_quant(int32_t out_c, bool per_channel, bool with_bias, int32_t acc_scale) {
+  for (int32_t c = 0; c < out_c; ++c) {
+    bias_pool[c] = with_bias ? uniform(-20000, 20000) : 0;
+    // multipliers that map the accumulator range onto a few hundred levels
+    multiplier_pool[c] = static_cast<float>(uniform(1, 1000)) / (1000.0f * static_cast<float>(acc_scale));
+    if (!per_channel) break;
+  }
+}
+
+template <typename T>
+void range_of(int32_t& zp, int32_t& lo, int32_t& hi) {
+  const int32_t tmin = tightfit::QuantLimits<T>::kMin, tmax = tightfit::QuantLimits<T>::kMax;
+  zp = uniform(tmin, tmax);
+  lo = tmin;
+  hi = tmax;
+  if (next() % 3 == 0) {  // a fused Relu / Clip
+    lo = zp;
+    if (next() & 1) hi = uniform(zp, tmax);
+  }
+}
+
+template <typename T, typename TW>
+void check(const char* what, int32_t n, uint32_t seed) {
+  ++cases;
+  for (int32_t i = 0; i < n; ++i) {
+    if (out_dsp[i] != out_portable[i]) {
+      ++mismatches;
+      tf_puts("TIGHTFIT mismatch=");
+      tf_puts(what);
+      tf_figure("case", cases);
+      tf_figure("seed", seed);
+      tf_figure("index", static_cast<uint32_t>(i));
+      tf_figure("dsp", out_dsp[i]);
+      tf_figure("portable", out_portable[i]);
+      tf_putc('\n');
+      return;
+    }
+  }
+}
+
+template <typename T, typename TW>
+void conv_case(int kind) {
+  const uint32_t seed = state;
+  tightfit::ConvParams p{};
+  p.batch = uniform(1, 2);
+  int32_t pad_bottom = 0, pad_right = 0;
+  for (;;) {
+    p.in_h = uniform(1, 12), p.in_w = uniform(1, 12);
+    p.kernel_h = uniform(1, 5), p.kernel_w = uniform(1, 5);
+    p.stride_h = uniform(1, 3), p.stride_w = uniform(1, 3);
+    p.dilation_h = next() % 4 == 0 ? 2 : 1, p.dilation_w = next() % 4 == 0 ? 2 : 1;
+    p.pad_top = uniform(0, 2), p.pad_left = uniform(0, 2);
+    pad_bottom = uniform(0, 2), pad_right = uniform(0, 2);
+    const int32_t groups_kind = kind;
+    if (groups_kind == 0) {  // pointwise
+      p.kernel_h = p.kernel_w = 1;
+      p.stride_h = p.stride_w = 1;
+      p.pad_top = p.pad_left = pad_bottom = pad_right = 0;
+      p.in_c = uniform(1, 70);
+      p.out_c = uniform(1, 40);
+      p.groups = 1;
+    } else if (groups_kind == 1) {  // depthwise, multiplier 1 mostly
+      p.in_c = uniform(2, 40);
+      p.groups = p.in_c;
+      p.out_c = p.in_c * (next() % 4 == 0 ? 2 : 1);
+    } else if (groups_kind == 2) {  // general
+      p.in_c = uniform(1, 24);
+      p.out_c = uniform(1, 24);
+      p.groups = 1;
+    } else {  // grouped
+      p.groups = uniform(2, 4);
+      p.in_c = p.groups * uniform(1, 6);
+      p.out_c = p.groups * uniform(1, 5);
+    }
+    const int32_t span_h = p.in_h + p.pad_top + pad_bottom - p.dilation_h * (p.kernel_h - 1) - 1;
+    const int32_t span_w = p.in_w + p.pad_left + pad_right - p.dilation_w * (p.kernel_w - 1) - 1;
+    if (span_h < 0 || span_w < 0) continue;
+    p.out_h = span_h / p.stride_h + 1, p.out_w = span_w / p.stride_w + 1;
+    const int32_t in_bytes = p.batch * p.in_h * p.in_w * p.in_c;
+    const int32_t w_bytes = p.out_c * p.kernel_h * p.kernel_w * (p.in_c / p.groups);
+    const int32_t out_bytes = p.batch * p.out_h * p.out_w * p.out_c;
+    if (in_bytes <= kBytes && w_bytes <= kBytes && out_bytes <= kBytes && p.out_c <= 512) break;
+  }
+  int32_t lo, hi;
+  range_of<T>(p.input_zero_point, lo, hi);
+  range_of<T>(p.output_zero_point, p.output_min, p.output_max);
+  p.weight_zero_point = 0;
+  if (sizeof(TW) == 1 && (tightfit::QuantLimits<TW>::kMin == 0 || next() % 4 == 0))
+    p.weight_zero_point = uniform(tightfit::QuantLimits<TW>::kMin, tightfit::QuantLimits<TW>::kMax);
+  p.per_channel = next() & 1;
+  const int32_t mode = next() % 5 == 0 ? 1 : 0;
+  const T* in = reinterpret_cast<const T*>(input_pool + (next() & 3));
+  const TW* w = reinterpret_cast<const TW*>(weight_pool + (next() & 3));
+  fill(input_pool, kBytes + 4, mode);
+  fill(weight_pool, kBytes + 4, mode);
+  const bool with_bias = next() % 4 != 0;
+  fill_quant(p.out_c, p.per_channel, with_bias, 64 * p.kernel_h * p.kernel_w * (p.in_c / p.groups));
+  const int32_t* bias = with_bias ? bias_pool : nullptr;
+  const int32_t out_bytes = p.batch * p.out_h * p.out_w * p.out_c;
+  static const char* const names[] = {"pointwise", "depthwise", "general", "grouped"};
+  T* yd = reinterpret_cast<T*>(out_dsp);
+  T* yp = reinterpret_cast<T*>(out_portable);
+  if (tightfit::conv_is_depthwise(p)) {
+    tightfit::dsp::conv_depthwise(p, in, w, bias, multiplier_pool, yd);
+    tightfit::portable::conv_depthwise(p, in, w, bias, multiplier_pool, yp);
+  } else if (tightfit::conv_is_pointwise(p)) {
+    tightfit::dsp::conv_pointwise(p, in, w, bias, multiplier_pool, yd);
+    tightfit::portable::conv_pointwise(p, in, w, bias, multiplier_pool, yp);
+  } else {
+    tightfit::dsp::conv_general(p, in, w, bias, multiplier_pool, yd);
+    tightfit::portable::conv_general(p, in, w, bias, multiplier_pool, yp);
+  }
+  check<T, TW>(names[kind], out_bytes, seed);
+  // The public entry point takes the DSP path on this target.
+  for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = static_cast<uint8_t>(~out_portable[i]);
+  tightfit::conv(p, in, w, bias, multiplier_pool, yd);
+  check<T, TW>("conv", out_bytes, seed);
+}
+
+template <typename T, typename TW>
+void fully_connected_case() {
+  const uint32_t seed = state;
+  tightfit::FullyConnectedParams p{};
+  p.rows = uniform(1, 5);
+  p.in_features = uniform(1, 130);
+  p.out_features = uniform(1, 40);
+  int32_t lo, hi;
+  range_of<T>(p.input_zero_point, lo, hi);
+  range_of<T>(p.output_zero_point, p.output_min, p.output_max);
+  p.weight_zero_point = 0;
+  if (tightfit::QuantLimits<TW>::kMin == 0 || next() % 4 == 0)
+    p.weight_zero_point = uniform(tightfit::QuantLimits<TW>::kMin, tightfit::QuantLimits<TW>::kMax);
+  p.per_channel = next() & 1;
+  const int32_t mode = next() % 5 == 0 ? 1 : 0;
+  fill(input_pool, kBytes + 4, mode);
+  fill(weight_pool, kBytes + 4, mode);
+  const bool with_bias = next() % 4 != 0;
+  fill_quant(p.out_features, p.per_channel, with_bias, 64 * p.in_features);
+  const T* in = reinterpret_cast<const T*>(input_pool + (next() & 3));
+  const TW* w = reinterpret_cast<const TW*>(weight_pool + (next() & 3));
+  const int32_t* bias = with_bias ? bias_pool : nullptr;
+  T* yd = reinterpret_cast<T*>(out_dsp);
+  T* yp = reinterpret_cast<T*>(out_portable);
+  tightfit::dsp::fully_connected(p, in, w, bias, multiplier_pool, yd);
+  tightfit::portable::fully_connected(p, in, w, bias, multiplier_pool, yp);
+  check<T, TW>("fully_connected", p.rows * p.out_features, seed);
+}
+
+template <typename T, typename TW>
+void all_cases(int32_t rounds) {
+  for (int32_t r = 0; r < rounds; ++r) {
+    for (int kind = 0; kind < 4; ++kind) conv_case<T, TW>(kind);
+    fully_connected_case<T, TW>();
+  }
+}
+
+}  // namespace
+
+int main() {
+#if !TIGHTFIT_HAVE_DSP_KERNELS
+  tf_puts("TIGHTFIT dsp_paths=0\n");
+  return 3;
+#else
+  all_cases<int8_t, int8_t>(150);
+  all_cases<uint8_t, int8_t>(150);
+  all_cases<uint8_t, uint8_t>(100);
+  tf_puts("TIGHTFIT");
+  tf_figure("kernel_cases", cases);
+  tf_figure("mismatches", mismatches);
+  tf_figure("dsp_paths", 1);
+  tf_putc('\n');
+  return mismatches == 0 ? 0 : 1;
+#endif
+}
