@@ -23,4 +23,12 @@ class Error : public std::runtime_error {
   int exit_code_;
 };
 
+// The message as one printable line: names read from a model or a JSON file are arbitrary bytes,
+// and a newline or control character among them must not break the one line (main() prints this).
+inline std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
 }  // namespace tightfit

@@ -6,12 +6,15 @@
 
 #include "cli/commands.hpp"
 #include "error.hpp"
+#include "util/interrupt.hpp"
 
 #ifndef TIGHTFIT_VERSION
 #error "TIGHTFIT_VERSION must be defined by the build"
 #endif
 
 int main(int argc, char** argv) {
+  // Ctrl-C: stop at once, no partial outputs, exit status 130 (util/interrupt.hpp).
+  tightfit::interrupt::install();
   CLI::App app{"tightfit: compile a quantized ONNX model into C++ for microcontrollers, in the least RAM"};
   app.name("tightfit");
   app.set_version_flag("--version", "tightfit " TIGHTFIT_VERSION);
@@ -28,11 +31,11 @@ int main(int argc, char** argv) {
     const int status = app.exit(e);
     return status == 0 ? tightfit::kExitOk : tightfit::kExitUsage;
   } catch (const tightfit::Error& e) {
-    fmt::print(stderr, "tightfit: error: {}\n", e.what());
+    fmt::print(stderr, "tightfit: error: {}\n", tightfit::one_line(e.what()));
     return e.exit_code();
   } catch (const std::exception& e) {
     // Anything else is a bug in tightfit; still one line and a non-zero exit, never an abort.
-    fmt::print(stderr, "tightfit: internal error: {}\n", e.what());
+    fmt::print(stderr, "tightfit: internal error: {}\n", tightfit::one_line(e.what()));
     return tightfit::kExitError;
   }
   return tightfit::kExitOk;

@@ -18,7 +18,7 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
                  "JSON description of the RAM regions, fastest first, and pins (see docs/planner.md)");
   cmd.add_option("--pin", o.pins, "Fix a tensor's buffer: TENSOR=REGION:OFFSET (REGION 'arena' without --memory)");
   cmd.add_option("--time-limit", c.time_limit_seconds, "Seconds the planner may search for a proof (default 5)")
-      ->check(CLI::PositiveNumber);
+      ->check(check_seconds, "SECONDS");
   cmd.add_flag("--io-outside", o.io_outside, "Keep the model's inputs and outputs out of the arena (the caller owns them)");
   cmd.add_option("--weights-section", c.weights_section, "Linker section for the weights (default .rodata)");
   cmd.add_option("--arena-section", c.arena_section, "Linker section for the arena (default .bss)");
@@ -27,6 +27,16 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
 }
 
+namespace {
+void check_section_name_usage(const std::string& section, const std::string& option) {
+  try {
+    driver::check_section_name(section, option);
+  } catch (const Error& e) {
+    throw Error(e.what(), kExitUsage);
+  }
+}
+}  // namespace
+
 driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   driver::CompileOptions c = o.compile;
   if (c.name.empty()) c.name = driver::default_name(c.model);
@@ -34,6 +44,8 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   if (!std::regex_match(c.name, kIdentifier))
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
   c.io_in_arena = !o.io_outside;
+  if (!c.weights_section.empty()) check_section_name_usage(c.weights_section, "--weights-section");
+  if (!c.arena_section.empty()) check_section_name_usage(c.arena_section, "--arena-section");
   static const std::regex kPin("(.+)=([^:]+):(.+)");
   for (const std::string& text : o.pins) {
     std::smatch m;

@@ -56,7 +56,7 @@ void add_plan_command(CLI::App& app) {
   plan->add_option("--out", args->out_path, "write the plan as id,lower,upper,size,offset");
   add_size_option(*plan, "--max-ram", args->max_ram, "the cap: fail with exit status 3 if the buffers need more");
   plan->add_option("--time-limit", args->time_limit_seconds, "seconds to search before settling for the best plan")
-      ->check(CLI::PositiveNumber)
+      ->check(check_seconds, "SECONDS")
       ->capture_default_str();
   plan->add_option("--alignment", args->alignment, "offsets are multiples of this")->capture_default_str();
   plan->callback([args] { run_plan(*args); });

@@ -1,6 +1,7 @@
 #include "cli/size.hpp"
 
 #include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -34,6 +35,15 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   }
   if (value > kMax / multiplier) return std::nullopt;
   return value * multiplier;
+}
+
+std::string check_seconds(const std::string& text) {
+  constexpr double kYear = 365.0 * 24 * 3600;
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(seconds > 0 && seconds <= kYear))
+    return "'" + text + "' is not a number of seconds above 0 and at most a year";
+  return "";
 }
 
 }  // namespace tightfit

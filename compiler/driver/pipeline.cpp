@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string_view>
+
+#include <unistd.h>
 
 #include "cli/size.hpp"
 #include "emit/emit_cpp.hpp"
@@ -16,6 +19,7 @@
 #include "plan/validate.hpp"
 #include "report/report.hpp"
 #include "schedule/channels_last.hpp"
+#include "util/interrupt.hpp"
 
 #ifndef TIGHTFIT_VERSION
 #error "TIGHTFIT_VERSION must be defined by the build"
@@ -35,6 +39,17 @@ std::uint64_t size_field(const json& j, const std::string& file, const std::stri
   throw Error(file + ": " + what + " is not a size (write 65536 or \"64K\")");
 }
 
+}  // namespace
+
+void check_section_name(const std::string& section, const std::string& context) {
+  // It is written into the generated code as __attribute__((section("..."))): nothing that could
+  // end the string. Linker section names are letters, digits and . _ $ - + @.
+  const bool ok = !section.empty() && std::all_of(section.begin(), section.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._$-+@").find(c) != std::string_view::npos;
+  });
+  if (!ok) throw Error(context + ": section '" + section + "' is not a linker section name (letters, digits, . _ $ - + @)");
+}
+
 // The --memory file: {"regions": [{"name": "DTCM", "size": "128K", "section": ".dtcm"}, ...],
 //                     "pins": [{"tensor": "x", "region": "DTCM", "offset": 0}]}
 void read_memory_file(const std::string& path, std::vector<RegionSpec>& regions, std::vector<PinSpec>& pins) {
@@ -48,24 +63,40 @@ void read_memory_file(const std::string& path, std::vector<RegionSpec>& regions,
   }
   if (!doc.is_object() || !doc.contains("regions") || !doc["regions"].is_array() || doc["regions"].empty())
     throw Error(path + ": needs a non-empty \"regions\" list, fastest region first");
+  const std::size_t first = regions.size();
   for (const json& r : doc["regions"]) {
     if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("size"))
       throw Error(path + ": every region needs a \"name\" and a \"size\"");
     RegionSpec spec;
     spec.name = r["name"].get<std::string>();
     spec.capacity = size_field(r["size"], path, "region '" + spec.name + "' size");
-    if (r.contains("section")) spec.section = r["section"].get<std::string>();
+    if (r.contains("section")) {
+      if (!r["section"].is_string()) throw Error(path + ": region '" + spec.name + "': \"section\" is not a string");
+      spec.section = r["section"].get<std::string>();
+      check_section_name(spec.section, path + ": region '" + spec.name + "'");
+    }
     regions.push_back(spec);
   }
+  // Each region becomes an array named after it in the generated code: the names must differ there.
+  const std::size_t count = regions.size() - first;
+  for (std::size_t i = first; i < regions.size(); ++i)
+    for (std::size_t j = first; j < i; ++j)
+      if (emit::arena_name(count, regions[i].name) == emit::arena_name(count, regions[j].name))
+        throw Error(path + ": regions '" + regions[j].name + "' and '" + regions[i].name +
+                    "' have the same name in C++ (" + emit::arena_name(count, regions[i].name) + ")");
   if (doc.contains("pins")) {
+    if (!doc["pins"].is_array()) throw Error(path + ": \"pins\" is not a list");
     for (const json& p : doc["pins"]) {
-      if (!p.is_object() || !p.contains("tensor") || !p.contains("region"))
-        throw Error(path + ": every pin needs a \"tensor\" and a \"region\"");
+      if (!p.is_object() || !p.contains("tensor") || !p["tensor"].is_string() || !p.contains("region") ||
+          !p["region"].is_string())
+        throw Error(path + ": every pin needs a \"tensor\" and a \"region\" (strings)");
       pins.push_back({p["tensor"].get<std::string>(), p["region"].get<std::string>(),
                       p.contains("offset") ? size_field(p["offset"], path, "pin offset") : 0});
     }
   }
 }
+
+namespace {
 
 plan::Problem make_problem(const CompileOptions& options, const schedule::Lifetimes& lifetimes,
                            const ir::Graph& graph, const std::vector<RegionSpec>& regions,
@@ -165,11 +196,15 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
   json regions = json::array();
   for (std::size_t r = 0; r < m.regions.size(); ++r) {
     const std::uint64_t peak = r < p.region_peak.size() ? p.region_peak[r] : 0;
+    const std::uint64_t bound = r < p.region_lower_bound.size() ? p.region_lower_bound[r] : 0;
+    const plan::Status status = p.status == plan::Status::Infeasible ? p.status
+                                : peak <= bound                      ? plan::Status::Optimal
+                                                                     : plan::Status::Feasible;
     regions.push_back({{"name", m.regions[r].name},
                        {"capacity", m.regions[r].capacity ? json(*m.regions[r].capacity) : json(nullptr)},
                        {"peak", peak},
-                       {"lower_bound", m.regions.size() == 1 ? p.lower_bound : peak},
-                       {"status", plan::status_name(p.status)},
+                       {"lower_bound", bound},
+                       {"status", plan::status_name(status)},
                        {"section", m.regions[r].section}});
   }
   json cap = nullptr;
@@ -281,28 +316,72 @@ void write_outputs(const CompiledModel& m, const std::string& dir, const std::st
       {name + ".memory.svg", report::render_svg(m.report)},
       {name + ".report.html", report::render_html(m.report)},
   };
-  std::vector<fs::path> written;
-  auto remove_written = [&] {
-    for (const fs::path& p : written) fs::remove(p, ec);
+  // Every file goes to a temporary name of this process first (so two compiles into one folder
+  // never mix their files); a signal meanwhile removes them (util/interrupt.hpp).
+  struct Staged {
+    fs::path temp, final, backup;  // backup: a hard link to the file being replaced, if any
+    int slot = -1;
+    bool replaced = false;
+  };
+  const std::string tag = "." + std::to_string(getpid()) + ".tmp";
+  std::vector<Staged> staged;
+  auto discard = [&] {
+    for (const Staged& s : staged) {
+      fs::remove(s.temp, ec);
+      if (!s.backup.empty()) fs::remove(s.backup, ec);
+      interrupt::forget(s.slot);
+    }
   };
   for (const auto& [file, text] : files) {
-    const fs::path tmp = fs::path(dir) / ("." + file + ".tmp");
-    std::ofstream out(tmp, std::ios::binary);
+    Staged s;
+    s.final = fs::path(dir) / file;
+    s.temp = fs::path(dir) / ("." + file + tag);
+    s.slot = interrupt::remember(s.temp.string());
+    staged.push_back(s);
+    std::ofstream out(s.temp, std::ios::binary);
     out << text;
     out.close();
-    written.push_back(tmp);
     if (!out) {
-      remove_written();
-      throw Error((fs::path(dir) / file).string() + ": cannot write");
+      discard();
+      throw Error(s.final.string() + ": cannot write");
     }
   }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    fs::rename(written[i], fs::path(dir) / files[i].first, ec);
+
+  // Into place, all or nothing, with signals held so that none lands between two renames. The
+  // files being replaced are kept (hard links) until every rename succeeded; if one fails, those
+  // already renamed are put back, so a failure never leaves a new NAME.cpp beside an old NAME.hpp.
+  interrupt::SignalHold hold;
+  if (hold.pending()) {  // interrupted before anything was replaced: the signal ends us on return
+    discard();
+    return;
+  }
+  for (Staged& s : staged) {
+    if (!fs::exists(fs::symlink_status(s.final, ec))) continue;
+    s.backup = fs::path(dir) / ("." + s.final.filename().string() + ".old" + tag);
+    fs::remove(s.backup, ec);
+    fs::create_hard_link(s.final, s.backup, ec);
+    if (ec) fs::copy_file(s.final, s.backup, ec);
     if (ec) {
-      remove_written();
-      throw Error((fs::path(dir) / files[i].first).string() + ": cannot write (" + ec.message() + ")");
+      const std::string reason = ec.message();
+      discard();
+      throw Error(s.final.string() + ": cannot replace the existing file (" + reason + ")");
     }
   }
+  for (std::size_t i = 0; i < staged.size(); ++i) {
+    fs::rename(staged[i].temp, staged[i].final, ec);
+    if (!ec) {
+      staged[i].replaced = true;
+      continue;
+    }
+    const std::string reason = ec.message();
+    for (std::size_t j = 0; j < i; ++j) {  // undo: the old file back, or no file
+      if (!staged[j].backup.empty()) fs::rename(staged[j].backup, staged[j].final, ec);
+      else fs::remove(staged[j].final, ec);
+    }
+    discard();
+    throw Error(staged[i].final.string() + ": cannot write (" + reason + ")");
+  }
+  discard();  // the temporary names are gone already; this drops the backups
 }
 
 }  // namespace tightfit::driver

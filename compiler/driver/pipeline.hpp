@@ -66,6 +66,14 @@ CompiledModel compile_model(const CompileOptions& options);
 // leaves a new NAME.cpp beside an old NAME.hpp.
 void write_outputs(const CompiledModel& model, const std::string& dir, const std::string& name);
 
+// Reads a --memory file (docs/planner.md): its regions, fastest first, and its pins, appended to
+// `regions` and `pins`. Throws tightfit::Error naming the file for anything malformed.
+void read_memory_file(const std::string& path, std::vector<RegionSpec>& regions, std::vector<PinSpec>& pins);
+
+// Throws tightfit::Error ("<context>: section '...' is not a linker section name") unless
+// `section` is letters, digits and . _ $ - + @ only.
+void check_section_name(const std::string& section, const std::string& context);
+
 // The model file's stem made a valid C++ identifier: "models/ds-cnn.v2.onnx" -> "ds_cnn_v2".
 std::string default_name(const std::string& model_path);
 

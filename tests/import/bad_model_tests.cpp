@@ -2,9 +2,12 @@
 // and no crash: the built `tightfit inspect` is run on each model in bad/ as a user would.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "import/model_file.hpp"
 #include "run_tightfit.hpp"
 
 using import_tests::run_tightfit;
@@ -29,10 +32,8 @@ std::string refusal(const std::string& path) {
   return run.err;
 }
 
-}  // namespace
-
-TEST_CASE("every malformed model is refused with one line naming the file and the node or tensor and the reason") {
-  const std::vector<BadModel> cases = {
+const std::vector<BadModel>& bad_models() {
+  static const std::vector<BadModel> cases = {
       {"empty.onnx", {"empty file"}},
       {"truncated.onnx", {"not an ONNX model"}},
       {"wrong_magic.onnx", {"not an ONNX model"}},
@@ -61,8 +62,28 @@ TEST_CASE("every malformed model is refused with one line naming the file and th
       {"unsupported_attribute_gemm.onnx", {"matmul (Gemm)", "attribute alpha"}},
       {"external_traversal.onnx", {"tensor 'w'", "leaves the model's folder"}},
       {"external_missing.onnx", {"tensor 'w'", "'no_such_weights.bin' not found"}},
+      {"external_absolute.onnx", {"tensor 'w'", "'/etc/passwd' is absolute"}},
+      {"external_out_of_range.onnx", {"tensor 'w'", "offset 1000000", "lie outside 'external_data_short.bin'"}},
+      {"dangling_input.onnx", {"relu (Relu)", "input 'nobody_writes_this'", "not a graph input"}},
+      {"huge_input.onnx", {"tensor 'x'", "elements"}},
   };
-  for (const auto& c : cases) {
+  return cases;
+}
+
+// The files under `dir`, recursively, as paths relative to it.
+std::vector<std::string> files_under(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    files.push_back(std::filesystem::relative(e.path(), dir, ec).string());
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("every malformed model is refused with one line naming the file and the node or tensor and the reason") {
+  for (const auto& c : bad_models()) {
     SECTION(c.file) {
       const std::string line = refusal(std::string(IMPORT_TEST_DIR) + "/bad/" + c.file);
       for (const auto& f : c.fragments) CHECK_THAT(line, Catch::Contains(f));
@@ -85,4 +106,38 @@ TEST_CASE("the dynamic-batch model imports with --pin-batch") {
   REQUIRE(run.exited);
   CHECK(run.status == 0);
   CHECK(run.err.empty());
+}
+
+TEST_CASE("compiling a malformed model: exit 1, one line, and no output files") {
+  const std::string dir = import_tests::temp_file("compile-bad");
+  std::filesystem::remove(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& c : bad_models()) {
+    SECTION(c.file) {
+      const std::string out = dir + "/out";
+      const std::string model = std::string(IMPORT_TEST_DIR) + "/bad/" + c.file;
+      const auto run = run_tightfit("compile " + import_tests::quote(model) + " --max-ram 1M -o " + import_tests::quote(out));
+      INFO("stderr: " << run.err);
+      REQUIRE(run.exited);
+      CHECK(run.status == 1);
+      CHECK(run.out.empty());
+      CHECK(run.err.find('\n') == run.err.size() - 1);
+      CHECK_THAT(run.err, Catch::StartsWith("tightfit: error: " + model + ": "));
+      CHECK(files_under(dir).empty());
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a model file above the size limit is refused before it is read") {
+  // A sparse file: the size is what counts, and checking it costs no disk.
+  const std::string dir = import_tests::temp_file("too-big");
+  std::filesystem::remove(dir);
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/big.onnx";
+  std::ofstream(model) << "x";
+  std::filesystem::resize_file(model, static_cast<std::uintmax_t>(tightfit::import::kMaxModelBytes) + 1);
+  const std::string line = refusal(model);
+  CHECK_THAT(line, Catch::Contains("above the limit of"));
+  std::filesystem::remove_all(dir);
 }

@@ -260,9 +260,21 @@ def make_bad():
     m.graph.initializer.append(huge)
     save(BAD, "huge_dimensions.onnx", m)
 
+    # A graph input whose element count overflows (2 * 2^32 * 2^32 elements; 2^65 bytes as int8).
+    m = conv_qdq()
+    for i, d in enumerate([1, 2, 2**32, 2**32]):
+        m.graph.input[0].type.tensor_type.shape.dim[i].dim_value = d
+    save(BAD, "huge_input.onnx", m)
+
     m = conv_qdq()
     m.graph.initializer.remove(next(t for t in m.graph.initializer if t.name == "w"))
     save(BAD, "missing_initializer.onnx", m)
+    # A node input that nothing produces: not a graph input, an initializer or a node's output.
+    m = conv_qdq()
+    for n in m.graph.node:
+        if n.name == "relu":
+            n.input[0] = "nobody_writes_this"
+    save(BAD, "dangling_input.onnx", m)
     m = conv_qdq()
     m.graph.output[0].name = "nobody_makes_this"
     save(BAD, "dangling_output.onnx", m)
@@ -294,6 +306,17 @@ def make_bad():
     # External data that escapes the model's folder, and external data whose file is missing.
     save(BAD, "external_traversal.onnx", with_external_data(conv_qdq(), "../good/external_weights.bin"))
     save(BAD, "external_missing.onnx", with_external_data(conv_qdq(), "no_such_weights.bin"))
+    save(BAD, "external_absolute.onnx", with_external_data(conv_qdq(), "/etc/passwd"))
+    # External data that points past the end of its file.
+    m = with_external_data(conv_qdq(), "external_data_short.bin")
+    for t in m.graph.initializer:
+        if t.name == "w":
+            for e in t.external_data:
+                if e.key == "offset":
+                    e.value = "1000000"
+    with open(os.path.join(BAD, "external_data_short.bin"), "wb") as f:
+        f.write(bytes(16))
+    save(BAD, "external_out_of_range.onnx", m)
 
 
 def main():
