@@ -289,6 +289,19 @@ Assignment assign_regions(const Problem& problem, const std::vector<std::uint64_
   return best;
 }
 
+// "a (8000 B), b (490 B) and 3 more": the buffers, largest first, the first eight named.
+std::string largest_first(const Problem& problem, std::vector<int> buffers) {
+  std::stable_sort(buffers.begin(), buffers.end(),
+                   [&](int a, int b) { return problem.buffers[a].size > problem.buffers[b].size; });
+  std::string names;
+  const std::size_t shown = std::min<std::size_t>(buffers.size(), 8);
+  for (std::size_t i = 0; i < shown; ++i)
+    names += fmt::format("{}{} ({} B)", i ? ", " : "", problem.buffers[buffers[i]].name,
+                         problem.buffers[buffers[i]].size);
+  if (buffers.size() > shown) names += fmt::format(" and {} more", buffers.size() - shown);
+  return names;
+}
+
 std::string describe_shortfall(const Problem& problem, int region, const std::vector<int>& members,
                                const RegionPlan& result) {
   const Region& r = problem.regions[region];
@@ -298,13 +311,7 @@ std::string describe_shortfall(const Problem& problem, int region, const std::ve
   std::vector<int> live;
   for (const int b : members)
     if (problem.buffers[b].first_step <= step && step <= problem.buffers[b].last_step) live.push_back(b);
-  std::stable_sort(live.begin(), live.end(),
-                   [&](int a, int b) { return problem.buffers[a].size > problem.buffers[b].size; });
-  std::string names;
-  const std::size_t shown = std::min<std::size_t>(live.size(), 8);
-  for (std::size_t i = 0; i < shown; ++i)
-    names += fmt::format("{}{} ({} B)", i ? ", " : "", problem.buffers[live[i]].name, problem.buffers[live[i]].size);
-  if (live.size() > shown) names += fmt::format(" and {} more", live.size() - shown);
+  const std::string names = largest_first(problem, live);
   const std::string minimum = result.optimal()
                                   ? fmt::format("the minimum is {} bytes", result.peak)
                                   : fmt::format("the minimum is at least {} bytes (best plan found: {} bytes)",
@@ -322,15 +329,9 @@ std::string describe_joint_shortfall(const Problem& problem, Outcome outcome, co
     needs += fmt::format("{}'{}' {} B", r ? ", " : "", problem.regions[r].name, relaxed.region_peak[r]);
   }
   std::uint64_t live_bytes = 0;
-  std::vector<int> live = relaxed.peak_buffers;
+  const std::vector<int>& live = relaxed.peak_buffers;
   for (const int b : live) live_bytes += problem.buffers[b].size;
-  std::stable_sort(live.begin(), live.end(),
-                   [&](int a, int b) { return problem.buffers[a].size > problem.buffers[b].size; });
-  std::string names;
-  const std::size_t shown = std::min<std::size_t>(live.size(), 8);
-  for (std::size_t i = 0; i < shown; ++i)
-    names += fmt::format("{}{} ({} B)", i ? ", " : "", problem.buffers[live[i]].name, problem.buffers[live[i]].size);
-  if (live.size() > shown) names += fmt::format(" and {} more", live.size() - shown);
+  const std::string names = largest_first(problem, live);
   const char* why = outcome == Outcome::NoneExists ? "proven by exhaustive search"
                                                    : "no placement found within the time limit";
   return fmt::format("regions {} cannot hold the buffers together ({}); the best plan found needs {}; "
