@@ -17,6 +17,11 @@
 #include <set>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "error.hpp"
 #include "import/tensor_data.hpp"
 
@@ -178,6 +183,57 @@ void check_dimensions(const std::string& path, const onnx::GraphProto& graph) {
   }
 }
 
+// ONNX's shape inference, in strict mode: a node whose declared shapes contradict each other is
+// refused here. Operators of domains ONNX does not know (com.microsoft) are skipped; the
+// translator computes every shape itself anyway. Debian's libonnx can crash inside it on some
+// malformed models (the import fuzzer found a QLinearConv whose weights have a higher rank than
+// its input: a SEGV in convPoolShapeInference), so it runs in a child process that sends the
+// inferred model back through a pipe; a crash there becomes one line here.
+void infer_shapes(const std::string& path, onnx::ModelProto& model) {
+  int fds[2];
+  if (pipe(fds) != 0) fail(path, "ONNX shape inference: cannot create a pipe");
+  const pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    fail(path, "ONNX shape inference: cannot start a process");
+  }
+  if (child == 0) {
+    close(fds[0]);
+    std::string reply;
+    try {
+      onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+      reply = "+" + model.SerializeAsString();
+    } catch (const std::exception& e) {
+      reply = "-" + first_line(e.what());
+    }
+    for (std::size_t done = 0; done < reply.size();) {
+      const ssize_t n = write(fds[1], reply.data() + done, reply.size() - done);
+      if (n <= 0) _exit(1);
+      done += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string reply;
+  char chunk[65536];
+  for (ssize_t n; (n = read(fds[0], chunk, sizeof chunk)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    reply.append(chunk, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty())
+    fail(path, "ONNX shape inference crashed on this model (malformed: check the ranks, attributes and weights "
+               "of its Conv and pooling nodes)");
+  if (reply[0] == '-') fail(path, "ONNX shape inference: " + reply.substr(1));
+  if (!model.ParseFromString(reply.substr(1))) fail(path, "ONNX shape inference: the inferred model does not parse");
+}
+
 }  // namespace
 
 onnx::ModelProto load_model(const std::string& path) {
@@ -207,15 +263,7 @@ onnx::ModelProto load_model(const std::string& path) {
   } catch (const std::exception& e) {
     fail(path, "ONNX checker: " + first_line(e.what()));
   }
-  try {
-    // Strict mode: a node whose declared shapes contradict each other is refused here. Operators
-    // of domains ONNX does not know (com.microsoft) are skipped; the translator computes every
-    // shape itself anyway.
-    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    fail(path, "ONNX shape inference: " + first_line(e.what()));
-  }
+  infer_shapes(path, model);
   return model;
 }
 

@@ -237,6 +237,11 @@ def make_bad():
     m = conv_qdq()
     m.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "H"
     save(BAD, "dynamic_height.onnx", m)
+    # Weights of a higher rank than the input (a 1-D signal, 2-D kernels): Debian's libonnx crashes
+    # in its own shape inference on this (found by fuzz/run import).
+    m = qop_model()
+    del m.graph.input[0].type.tensor_type.shape.dim[3]
+    save(BAD, "conv_weights_rank_above_input.onnx", m)
     m = conv_qdq()
     m.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
     save(BAD, "dynamic_batch.onnx", m)
