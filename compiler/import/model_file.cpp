@@ -17,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -200,6 +201,10 @@ void infer_shapes(const std::string& path, onnx::ModelProto& model) {
   }
   if (child == 0) {
     close(fds[0]);
+    // Whatever a crash prints here (a sanitizer's report, say) is not for the user: the parent
+    // says it in one line.
+    const int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
     std::string reply;
     try {
       onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
