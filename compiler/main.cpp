@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int status = app.exit(e);
     return status == 0 ? tightfit::kExitOk : tightfit::kExitUsage;
+  } catch (const tightfit::interrupt::Interrupted& e) {
+    fmt::print(stderr, "tightfit: interrupted\n");  // as the signal handler says it
+    return e.exit_code();
   } catch (const tightfit::Error& e) {
     fmt::print(stderr, "tightfit: error: {}\n", tightfit::one_line(e.what()));
     return e.exit_code();

@@ -10,6 +10,7 @@
 #include "driver/pipeline.hpp"
 #include "error.hpp"
 #include "plan/csv.hpp"
+#include "util/write_files.hpp"
 #include "report/report.hpp"
 
 namespace tightfit {
@@ -36,7 +37,7 @@ void add_compile_command(CLI::App& app) {
     if (!plan_csv->empty() && model.regions.size() != 1)
       throw Error("--plan-csv: the CSV format has no regions; it needs a single-region plan", kExitUsage);
     driver::write_outputs(model, *out_dir, compile.name);
-    if (!plan_csv->empty()) plan::write_csv(*plan_csv, model.lifetimes.problem.buffers, model.plan);
+    if (!plan_csv->empty()) write_file(*plan_csv, plan::csv_text(model.lifetimes.problem.buffers, model.plan));
     if (*quiet) return;
     fmt::print("{}", report::render_text(model.report));
     fmt::print("planned in {:.1f} ms\n", model.plan.time_ms);

@@ -10,6 +10,7 @@
 #include "cli/size.hpp"
 #include "error.hpp"
 #include "plan/csv.hpp"
+#include "util/write_files.hpp"
 #include "plan/planner.hpp"
 #include "plan/validate.hpp"
 
@@ -42,7 +43,7 @@ void run_plan(const PlanArguments& args) {
   if (result.status == plan::Status::Infeasible) throw Error(result.reason, kExitCapTooSmall);
   const std::vector<std::string> errors = plan::validate(problem, result);
   if (!errors.empty()) throw Error("internal error: the plan fails validation: " + errors.front());
-  if (!args.out_path.empty()) plan::write_csv(args.out_path, problem.buffers, result);
+  if (!args.out_path.empty()) write_file(args.out_path, plan::csv_text(problem.buffers, result));
   fmt::print("peak={} lower_bound={} status={} time_ms={:.1f}\n", result.peak, result.lower_bound,
              plan::status_name(result.status), result.time_ms);
 }

@@ -61,9 +61,7 @@ struct CompiledModel {
 // the cap (the message gives the minimum reachable and the tensors that hold it there).
 CompiledModel compile_model(const CompileOptions& options);
 
-// Writes NAME.hpp, NAME.cpp and the report files into `dir`: every file is written to a temporary
-// name first and renamed into place only when all of them were written, so a failure never
-// leaves a new NAME.cpp beside an old NAME.hpp.
+// Writes NAME.hpp, NAME.cpp and the report files into `dir`, all or nothing (util/write_files.hpp).
 void write_outputs(const CompiledModel& model, const std::string& dir, const std::string& name);
 
 // Reads a --memory file (docs/planner.md): its regions, fastest first, and its pins, appended to

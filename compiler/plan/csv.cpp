@@ -84,14 +84,12 @@ std::vector<Buffer> read_csv(const std::string& path, std::uint32_t alignment) {
   return buffers;
 }
 
-void write_csv(const std::string& path, const std::vector<Buffer>& buffers, const Plan& plan) {
-  std::ofstream out(path);
-  if (!out) throw Error(fmt::format("{}: cannot write the file", path));
-  out << "id,lower,upper,size,offset\n";
+std::string csv_text(const std::vector<Buffer>& buffers, const Plan& plan) {
+  std::string text = "id,lower,upper,size,offset\n";
   for (std::size_t i = 0; i < buffers.size(); ++i)
-    out << fmt::format("{},{},{},{},{}\n", buffers[i].name, buffers[i].first_step, buffers[i].last_step + 1,
-                       buffers[i].size, plan.placements[i].offset);
-  if (!out.flush()) throw Error(fmt::format("{}: cannot write the file", path));
+    text += fmt::format("{},{},{},{},{}\n", buffers[i].name, buffers[i].first_step, buffers[i].last_step + 1,
+                        buffers[i].size, plan.placements[i].offset);
+  return text;
 }
 
 }  // namespace tightfit::plan

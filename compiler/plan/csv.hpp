@@ -14,8 +14,8 @@ namespace tightfit::plan {
 // line on anything malformed.
 std::vector<Buffer> read_csv(const std::string& path, std::uint32_t alignment);
 
-// Writes `id,lower,upper,size,offset`, one row per buffer in problem order. Throws
-// tightfit::Error when the file cannot be written.
-void write_csv(const std::string& path, const std::vector<Buffer>& buffers, const Plan& plan);
+// The plan as CSV, `id,lower,upper,size,offset`, one row per buffer in problem order (the
+// commands write it with util/write_files.hpp).
+std::string csv_text(const std::vector<Buffer>& buffers, const Plan& plan);
 
 }  // namespace tightfit::plan

@@ -1,10 +1,17 @@
 #include "util/interrupt.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
+#include <exception>
+
+extern char** environ;
 
 namespace tightfit::interrupt {
 
@@ -15,9 +22,17 @@ constexpr std::size_t kPathMax = 4096;
 char g_paths[kSlots][kPathMax];
 volatile sig_atomic_t g_used[kSlots];
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+volatile sig_atomic_t g_child_group = 0;  // the process group of run_shell()'s program, if any
+volatile sig_atomic_t g_deferring = 0;    // a Deferral lives
+volatile sig_atomic_t g_requested = 0;    // the signal that came during it, for check()
 
-// Only async-signal-safe calls: unlink, write, _exit.
+// Only async-signal-safe calls: kill, unlink, write, _exit.
 extern "C" void on_signal(int sig) {
+  if (g_child_group > 0) kill(-g_child_group, SIGTERM);
+  if (g_deferring) {
+    g_requested = sig;
+    return;
+  }
   for (int i = 0; i < kSlots; ++i)
     if (g_used[i]) unlink(g_paths[i]);
   const char line[] = "tightfit: interrupted\n";
@@ -80,6 +95,57 @@ bool SignalHold::pending() const {
   for (int sig : kSignals)
     if (sigismember(&set, sig) == 1) return true;
   return false;
+}
+
+Deferral::Deferral() {
+  g_requested = 0;
+  g_deferring = 1;
+}
+
+Deferral::~Deferral() {
+  g_deferring = 0;
+  if (g_requested && std::uncaught_exceptions() == 0) raise(g_requested);
+}
+
+void check() {
+  if (const int sig = g_requested) {
+    g_requested = 0;
+    throw Interrupted(sig);
+  }
+}
+
+int run_shell(const std::string& command) {
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  // The program starts with the signal mask this process had before the hold below.
+  sigset_t mask;
+  pid_t pid = -1;
+  int spawned;
+  {
+    SignalHold hold;
+    sigprocmask(SIG_SETMASK, nullptr, &mask);
+    for (int sig : kSignals) sigdelset(&mask, sig);
+    posix_spawnattr_setsigmask(&attributes, &mask);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+    spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, const_cast<char* const*>(argv), environ);
+    // Set while the signals are held: one that came before the spawn still reaches the program.
+    if (spawned == 0) g_child_group = pid;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (spawned != 0) throw Error(std::string("cannot start /bin/sh: ") + std::strerror(spawned));
+
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_child_group = 0;
+  check();
+  return status;
 }
 
 }  // namespace tightfit::interrupt

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "error.hpp"
+#include "util/write_files.hpp"
 
 namespace tightfit::npy {
 namespace {
@@ -69,7 +70,7 @@ Array load(const std::string& path) {
   return a;
 }
 
-void save(const std::string& path, const Array& a) {
+std::string encode(const Array& a) {
   std::string shape;
   for (std::size_t i = 0; i < a.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(a.shape[i]);
   if (a.shape.size() == 1) shape += ',';  // Python's one-element tuple
@@ -79,14 +80,14 @@ void save(const std::string& path, const Array& a) {
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot write");
-  out.write("\x93NUMPY\x01\x00", 8);
-  const char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
-  out.write(len, 2);
-  out << header;
-  out.write(reinterpret_cast<const char*>(a.data.data()), static_cast<std::streamsize>(a.data.size()));
-  if (!out) throw Error(path + ": write failed");
+  std::string file("\x93NUMPY\x01\x00", 8);
+  file += static_cast<char>(header.size() & 0xff);
+  file += static_cast<char>(header.size() >> 8);
+  file += header;
+  file.append(reinterpret_cast<const char*>(a.data.data()), a.data.size());
+  return file;
 }
+
+void save(const std::string& path, const Array& a) { write_file(path, encode(a)); }
 
 }  // namespace tightfit::npy

@@ -18,6 +18,7 @@ struct Array {
 
 // Throws tightfit::Error naming the file for anything that is not a .npy we can read.
 Array load(const std::string& path);
-void save(const std::string& path, const Array& array);
+std::string encode(const Array& array);  // the bytes of its .npy file
+void save(const std::string& path, const Array& array);  // util/write_files.hpp's write_file
 
 }  // namespace tightfit::npy
