@@ -85,6 +85,17 @@ std::vector<std::string> check_consistency(const json& report) {
   if (!failure.is_null() && u64(failure.at("peak_step")) >= steps.size()) {
     fail(fmt::format("$.failure.peak_step: step {} is past the last step", u64(failure.at("peak_step"))));
   }
+  if (report.contains("measured")) {
+    const json& measured = report.at("measured");
+    const json& planned = measured.at("ram").at("planned_arena_bytes");
+    if (!planned.is_null() && u64(planned) != arena) {
+      fail(fmt::format("$.measured.ram.planned_arena_bytes: {} is not this report's arena_bytes {}", u64(planned), arena));
+    }
+    const json& counts = measured.at("step_instructions");
+    if (!counts.is_null() && counts.size() != steps.size()) {
+      fail(fmt::format("$.measured.step_instructions: {} counts for {} steps", counts.size(), steps.size()));
+    }
+  }
   return problems;
 }
 

@@ -44,7 +44,50 @@ Buffer read_buffer(const json& j) {
   return b;
 }
 
+Measured read_measured(const json& j) {
+  Measured m;
+  m.board = j.at("board").get<std::string>();
+  m.core = j.at("core").get<std::string>();
+  m.method = j.at("method").get<std::string>();
+  m.instructions = optional_value<std::uint64_t>(j.at("instructions"));
+  const json& flash = j.at("flash");
+  m.flash_bytes = optional_value<std::uint64_t>(flash.at("total_bytes"));
+  m.text_bytes = optional_value<std::uint64_t>(flash.at("text_bytes"));
+  m.rodata_bytes = optional_value<std::uint64_t>(flash.at("rodata_bytes"));
+  m.weights_bytes = optional_value<std::uint64_t>(flash.at("weights_bytes"));
+  m.inputs_bytes = optional_value<std::uint64_t>(flash.at("inputs_bytes"));
+  const json& ram = j.at("ram");
+  m.arena_bytes = optional_value<std::uint64_t>(ram.at("arena_bytes"));
+  m.planned_arena_bytes = optional_value<std::uint64_t>(ram.at("planned_arena_bytes"));
+  m.data_bytes = optional_value<std::uint64_t>(ram.at("data_bytes"));
+  m.bss_bytes = optional_value<std::uint64_t>(ram.at("bss_bytes"));
+  m.stack_bytes = optional_value<std::uint64_t>(ram.at("stack_bytes"));
+  m.stack_peak_bytes = optional_value<std::uint64_t>(ram.at("stack_peak_bytes"));
+  if (!j.at("step_instructions").is_null()) {
+    for (const json& count : j.at("step_instructions")) m.step_instructions.push_back(optional_value<std::uint64_t>(count));
+  }
+  return m;
+}
+
 }  // namespace
+
+std::optional<std::uint64_t> Measured::code_and_constants_bytes() const {
+  if (!flash_bytes || !weights_bytes || !inputs_bytes || *weights_bytes + *inputs_bytes > *flash_bytes) return std::nullopt;
+  return *flash_bytes - *weights_bytes - *inputs_bytes;
+}
+
+std::optional<std::uint64_t> Measured::ram_in_use_bytes() const {
+  if (!arena_bytes || !data_bytes || !bss_bytes || !stack_peak_bytes) return std::nullopt;
+  return *arena_bytes + *data_bytes + *bss_bytes + *stack_peak_bytes;
+}
+
+bool Measured::arena_as_planned() const { return arena_bytes && planned_arena_bytes && *arena_bytes == *planned_arena_bytes; }
+
+std::uint64_t Document::macs() const {
+  std::uint64_t sum = 0;
+  for (const auto& s : steps) sum += s.macs;
+  return sum;
+}
 
 const Buffer* Document::find_buffer(const std::string& tensor) const {
   for (const auto& b : buffers) {
@@ -106,6 +149,7 @@ Document read_document(const json& report) {
     d.failure = Failure{f.at("cap_bytes").get<std::uint64_t>(), f.at("minimum_bytes").get<std::uint64_t>(),
                         f.at("peak_step").get<std::uint64_t>(), f.at("tensors").get<std::vector<std::string>>()};
   }
+  if (report.contains("measured")) d.measured = read_measured(report.at("measured"));
   return d;
 }
 

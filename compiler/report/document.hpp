@@ -42,6 +42,20 @@ struct Failure {
   std::vector<std::string> tensors;
 };
 
+// What `tightfit run --target` measured on a board; none where the firmware printed no figure.
+struct Measured {
+  std::string board, core, method;
+  std::optional<std::uint64_t> instructions;
+  std::optional<std::uint64_t> flash_bytes, text_bytes, rodata_bytes, weights_bytes, inputs_bytes;
+  std::optional<std::uint64_t> arena_bytes, planned_arena_bytes, data_bytes, bss_bytes, stack_bytes, stack_peak_bytes;
+  // One per step from a profiled run (none for a step without a kernel call), else empty.
+  std::vector<std::optional<std::uint64_t>> step_instructions;
+
+  std::optional<std::uint64_t> code_and_constants_bytes() const;  // flash - weights - built-in inputs
+  std::optional<std::uint64_t> ram_in_use_bytes() const;          // arena + .data + .bss + peak stack
+  bool arena_as_planned() const;                                  // arena == planned, both known
+};
+
 struct Document {
   std::string tool, model, name, status;
   std::uint64_t arena_bytes = 0, lower_bound_bytes = 0, gap_bytes = 0, weights_bytes = 0;
@@ -55,8 +69,10 @@ struct Document {
   std::vector<std::uint64_t> peak_steps;
   std::vector<Buffer> buffers;
   std::optional<Failure> failure;
+  std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
   std::uint64_t flash_bytes() const { return flash_weights_bytes + flash_schedule_bytes + flash_code_estimate_bytes; }
+  std::uint64_t macs() const;  // of all steps
   const Buffer* find_buffer(const std::string& tensor) const;
   // The tensors live at `step` with their sizes (0 for a name that is no buffer), biggest first.
   std::vector<std::pair<std::uint64_t, std::string>> live_by_size(const Step& step) const;

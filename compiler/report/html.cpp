@@ -151,6 +151,38 @@ std::string comparison_bars(const Document& d) {
          bar("no reuse (each tensor its own slot)", d.no_reuse_bytes, false) + "</div>\n";
 }
 
+std::string known(const std::optional<std::uint64_t>& value, const char* unit) {
+  return value ? fmt::format("{} {}", *value, unit) : "not printed";
+}
+
+std::string measured_section(const Document& d) {
+  if (!d.measured) return "";
+  const Measured& m = *d.measured;
+  const std::string profiled = m.step_instructions.empty()
+                                   ? ""
+                                   : " Instructions per step are in the Layers table, from a second, profiled run; this "
+                                     "build holds the profiled copy of the schedule too, so take flash and .bss from "
+                                     "one without it.";
+  std::string out = fmt::format("<h2>Measured on {} ({})</h2>\n<p class=\"hint\">{}.{}</p>\n<section class=\"cards\">\n",
+                                esc(m.board), esc(m.core), esc(m.method), esc(profiled));
+  out += card("Flash", m.flash_bytes ? human_bytes(*m.flash_bytes) : "?",
+              fmt::format("weights {} + code and constants {} + test inputs {}", known(m.weights_bytes, "B"),
+                          known(m.code_and_constants_bytes(), "B"), known(m.inputs_bytes, "B")));
+  out += card("RAM in use", m.ram_in_use_bytes() ? human_bytes(*m.ram_in_use_bytes()) : "?",
+              fmt::format("arena {} + .data {} + .bss {} + peak stack {}", known(m.arena_bytes, "B"),
+                          known(m.data_bytes, "B"), known(m.bss_bytes, "B"), known(m.stack_peak_bytes, "B")));
+  out += card("Arena", m.arena_as_planned() ? "as planned" : "NOT as planned",
+              fmt::format("section {}, plan {}", known(m.arena_bytes, "B"), known(m.planned_arena_bytes, "B")));
+  out += card("Peak stack", m.stack_peak_bytes ? fmt::format("{} B", *m.stack_peak_bytes) : "?",
+              fmt::format("painted; {} reserved", known(m.stack_bytes, "B")));
+  const std::uint64_t macs = d.macs();
+  out += card("Instructions", m.instructions ? fmt::format("{}", *m.instructions) : "?",
+              m.instructions && macs ? fmt::format("per inference; {:.2f} per MAC",
+                                                   static_cast<double>(*m.instructions) / static_cast<double>(macs))
+                                     : "per inference");
+  return out + "</section>\n";
+}
+
 std::string regions_table(const Document& d) {
   std::string out =
       "<h2>Regions</h2>\n<table><thead><tr><th>region</th><th class=\"num\">capacity</th><th class=\"num\">peak</th>"
@@ -183,20 +215,30 @@ std::string peak_section(const Document& d) {
 }
 
 std::string layers_table(const Document& d) {
+  // A profiled run's instructions per step, as two more columns beside the MACs.
+  const std::vector<std::optional<std::uint64_t>> no_counts;
+  const auto& counts = d.measured ? d.measured->step_instructions : no_counts;
   std::string out =
       "<h2>Layers</h2>\n<p class=\"hint\">live: bytes of every tensor live during the step, scratch included. "
       "Peak steps are highlighted.</p>\n<table><thead><tr><th class=\"num\">step</th><th>node</th><th>op</th>"
-      "<th>ONNX op</th><th>output shape</th><th class=\"num\">MACs</th><th class=\"num\">live</th>"
-      "<th class=\"num\">scratch</th><th>tensors live</th></tr></thead><tbody>\n";
+      "<th>ONNX op</th><th>output shape</th><th class=\"num\">MACs</th>";
+  if (!counts.empty()) out += "<th class=\"num\">instructions</th><th class=\"num\">per MAC</th>";
+  out += "<th class=\"num\">live</th><th class=\"num\">scratch</th><th>tensors live</th></tr></thead><tbody>\n";
   for (const auto& s : d.steps) {
     const bool peak = std::find(d.peak_steps.begin(), d.peak_steps.end(), s.step) != d.peak_steps.end();
     std::string tensors;
     for (const auto& name : s.live_tensors) tensors += (tensors.empty() ? "" : ", ") + esc(name);
+    std::string measured;
+    if (!counts.empty()) {
+      const std::optional<std::uint64_t> n = counts.at(s.step);
+      measured = fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td>", n ? std::to_string(*n) : "no call",
+                             n && s.macs ? fmt::format("{:.2f}", static_cast<double>(*n) / static_cast<double>(s.macs)) : "");
+    }
     out += fmt::format(
-        "<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>{}"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"tensors\">{}</td></tr>\n",
         peak ? " class=\"peak\"" : "", s.step, esc(s.node), esc(s.op), esc(s.onnx_op), shape_text(s.output_shape), s.macs,
-        s.live_bytes, s.scratch_bytes, tensors);
+        measured, s.live_bytes, s.scratch_bytes, tensors);
   }
   return out + "</tbody></table>\n";
 }
@@ -236,7 +278,7 @@ std::string render_html(const nlohmann::json& report) {
   out += fmt::format("<header><h1>{}<span class=\"badge {}\">{}</span></h1>\n", esc(d.name), esc(d.status), esc(d.status));
   out += fmt::format("<p class=\"sub\">{} &middot; {} &middot; planner time limit {:g} s</p></header>\n",
                      esc(d.model), esc(d.tool), d.planner_time_limit_s);
-  out += failure_box(d) + summary_cards(d) + comparison_bars(d);
+  out += failure_box(d) + summary_cards(d) + measured_section(d) + comparison_bars(d);
   out += "<h2>Memory map</h2>\n<div class=\"map\">\n" + memory_map_svg(d) + "</div>\n";
   out += "<p class=\"hint\">x: schedule step; y: address in the region. One rectangle per buffer; hover it for its "
          "tensor, size, offset, steps and operator.</p>\n";

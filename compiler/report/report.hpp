@@ -23,6 +23,10 @@ std::vector<std::string> check_report(const nlohmann::json& report);
 // most 100 columns, ASCII only.
 std::string render_text(const nlohmann::json& report);
 
+// The text view's "Measured" section alone (what `tightfit run --target` prints); empty for a
+// report without measured figures.
+std::string render_measured_text(const nlohmann::json& report);
+
 // The memory map: x is the schedule step, y the address; one <rect class="buffer"> per placed
 // buffer; the cap and lower-bound lines; the live-bytes curve below. A standalone SVG file.
 std::string render_svg(const nlohmann::json& report);

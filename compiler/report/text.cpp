@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "report/document.hpp"
 #include "report/report.hpp"
@@ -137,6 +138,55 @@ std::string flash_section(const Document& d) {
                      d.flash_schedule_bytes);
 }
 
+// "?" for a figure the firmware did not print.
+std::string figure(const std::optional<std::uint64_t>& value) { return value ? std::to_string(*value) : "?"; }
+
+std::string measured_section(const Document& d) {
+  if (!d.measured) return "";
+  const Measured& m = *d.measured;
+  std::string out = fit(fmt::format("Measured on {} ({}), {}", m.board, m.core, m.method), kWidth) + "\n";
+  out += fmt::format("  flash  {} B = weights {} + code and constants {} + built-in test inputs {}\n",
+                     figure(m.flash_bytes), figure(m.weights_bytes),
+                     figure(m.code_and_constants_bytes()), figure(m.inputs_bytes));
+  out += fmt::format("  RAM    {} B = arena {} + .data {} + .bss {} + peak stack {}\n",
+                     figure(m.ram_in_use_bytes()), figure(m.arena_bytes),
+                     figure(m.data_bytes), figure(m.bss_bytes), figure(m.stack_peak_bytes));
+  out += fmt::format("         the arena is {} ({} B); the stack reserved is {} B\n",
+                     m.arena_as_planned() ? "the plan's to the byte" : "NOT the plan's", figure(m.planned_arena_bytes),
+                     figure(m.stack_bytes));
+  const std::uint64_t macs = d.macs();
+  out += fmt::format("  speed  {} instructions per inference{}\n", figure(m.instructions),
+                     m.instructions && macs ? fmt::format(", {:.2f} per MAC ({} MACs)",
+                                                          static_cast<double>(*m.instructions) / static_cast<double>(macs), macs)
+                                            : "");
+  if (m.step_instructions.empty()) return out + "\n";
+
+  out += "  per step, from a second, profiled run (each kernel call with its argument set-up; - : no call);\n"
+         "  this build holds the profiled copy of the schedule too: take flash and .bss from one without it\n";
+  std::size_t w_node = 4, w_op = 2;
+  for (const auto& s : d.steps) {
+    w_node = std::max(w_node, s.node.size());
+    w_op = std::max(w_op, s.op.size());
+  }
+  w_node = std::min<std::size_t>(w_node, 28);
+  w_op = std::min<std::size_t>(w_op, 24);
+  auto row = [&](const std::string& step, const std::string& node, const std::string& op, const std::string& count,
+                 const std::string& step_macs, const std::string& per_mac) {
+    std::string line = fmt::format("  {:>5}  {:<{}}  {:<{}}  {:>12}  {:>10}  {:>7}", step, fit(node, w_node), w_node,
+                                   fit(op, w_op), w_op, count, step_macs, per_mac);
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  };
+  row("step", "node", "op", "instructions", "MACs", "per MAC");
+  for (std::size_t i = 0; i < d.steps.size(); ++i) {
+    const Step& s = d.steps[i];
+    const std::optional<std::uint64_t> n = m.step_instructions[i];
+    row(std::to_string(s.step), s.node, s.op, n ? std::to_string(*n) : "-", s.macs ? std::to_string(s.macs) : "",
+        n && s.macs ? fmt::format("{:.2f}", static_cast<double>(*n) / static_cast<double>(s.macs)) : "");
+  }
+  return out + "\n";
+}
+
 std::string savings_section(const Document& d) {
   if (d.status == "infeasible") return "";
   auto saving = [&](std::uint64_t other) {
@@ -220,8 +270,10 @@ std::string layer_table(const Document& d) {
 
 std::string render_text(const nlohmann::json& report) {
   const Document d = read_document(report);
-  return header(d) + failure_section(d) + ram_section(d) + flash_section(d) + savings_section(d) + peak_section(d) +
-         layer_table(d);
+  return header(d) + failure_section(d) + ram_section(d) + flash_section(d) + measured_section(d) + savings_section(d) +
+         peak_section(d) + layer_table(d);
 }
+
+std::string render_measured_text(const nlohmann::json& report) { return measured_section(read_document(report)); }
 
 }  // namespace tightfit::report

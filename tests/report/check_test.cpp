@@ -28,11 +28,28 @@ TEST_CASE("every synthetic report passes the check", "[report][check]") {
   }
 }
 
-TEST_CASE("the fixtures cover one region, several, 200 steps and a failure", "[report][check]") {
+TEST_CASE("the fixtures cover one region, several, 200 steps, a failure and measured figures", "[report][check]") {
   CHECK(fixture("layers5")["steps"].size() == 5);
   CHECK(fixture("regions3")["regions"].size() == 3);
   CHECK(fixture("layers200")["steps"].size() == 200);
   CHECK(fixture("infeasible")["status"] == "infeasible");
+  CHECK(fixture("measured").contains("measured"));
+  CHECK(!fixture("layers5").contains("measured"));
+}
+
+TEST_CASE("measured figures that do not belong to the report are caught", "[report][check]") {
+  json report = fixture("measured");
+  report["measured"]["ram"]["planned_arena_bytes"] = report["arena_bytes"].get<std::uint64_t>() + 4;
+  CHECK(mentions(check_report(report), "$.measured.ram.planned_arena_bytes: "));
+  report = fixture("measured");
+  report["measured"]["step_instructions"].erase(0);
+  CHECK(mentions(check_report(report), "$.measured.step_instructions: 5 counts for 6 steps"));
+  report = fixture("measured");
+  report["measured"]["flash"].erase("weights_bytes");
+  CHECK(mentions(check_report(report), "$.measured.flash: missing key \"weights_bytes\""));
+  report = fixture("measured");
+  report["measured"]["instructions"] = -1;
+  CHECK(mentions(check_report(report), "$.measured.instructions: must be at least 0"));
 }
 
 TEST_CASE("a missing key is caught", "[report][check]") {

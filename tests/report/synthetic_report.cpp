@@ -251,7 +251,30 @@ json synthetic_report(const SyntheticOptions& options) {
           {"failure", failure}};
 }
 
-std::vector<std::string> fixture_names() { return {"layers5", "regions3", "layers200", "infeasible"}; }
+json with_measured(json report) {
+  const std::uint64_t arena = report["arena_bytes"], weights = report["flash"]["weights_bytes"];
+  json counts = json::array();
+  for (const auto& step : report["steps"]) {
+    // The second step stands for one without a kernel call (a Reshape that renames its input).
+    if (step["step"] == 1) counts.push_back(nullptr);
+    else counts.push_back(3 * step["macs"].get<std::uint64_t>() + 700);
+  }
+  std::uint64_t instructions = 0;
+  for (const auto& count : counts) instructions += count.is_null() ? 0 : count.get<std::uint64_t>() - 20;
+  report["measured"] = {
+      {"board", "mps2-an386"},
+      {"core", "cortex-m4"},
+      {"method", "qemu-system-arm -icount shift=0 (exact instruction counts)"},
+      {"instructions", instructions},
+      {"flash", {{"total_bytes", weights + 14000 + 1960}, {"weights_bytes", weights}, {"text_bytes", 12000},
+                 {"rodata_bytes", 1800}, {"inputs_bytes", 1960}}},
+      {"ram", {{"arena_bytes", arena}, {"planned_arena_bytes", arena}, {"data_bytes", 8}, {"bss_bytes", 60},
+               {"stack_bytes", 16384}, {"stack_peak_bytes", 832}}},
+      {"step_instructions", counts}};
+  return report;
+}
+
+std::vector<std::string> fixture_names() { return {"layers5", "regions3", "layers200", "infeasible", "measured"}; }
 
 json fixture(const std::string& name) {
   if (name == "layers5") return synthetic_report({5, {{"arena", true}}, 65536, false, 1});
@@ -260,6 +283,7 @@ json fixture(const std::string& name) {
   }
   if (name == "layers200") return synthetic_report({200, {{"arena", false}}, std::nullopt, true, 3});
   if (name == "infeasible") return synthetic_report({12, {{"arena", false}}, 4096, false, 4});
+  if (name == "measured") return with_measured(synthetic_report({6, {{"arena", false}}, std::nullopt, false, 5}));
   throw std::invalid_argument("no fixture " + name);
 }
 

@@ -27,7 +27,12 @@ struct SyntheticOptions {
 
 nlohmann::json synthetic_report(const SyntheticOptions& options);
 
-// The fixtures the tests share, by name: "layers5", "regions3", "layers200", "infeasible".
+// `report` with the "measured" section that `tightfit run --target --profile` adds: made-up
+// firmware figures, the arena as planned, and no kernel call at step 1.
+nlohmann::json with_measured(nlohmann::json report);
+
+// The fixtures the tests share, by name: "layers5", "regions3", "layers200", "infeasible",
+// "measured".
 std::vector<std::string> fixture_names();
 nlohmann::json fixture(const std::string& name);
 
