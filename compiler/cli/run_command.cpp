@@ -2,27 +2,32 @@
 // code with the host C++ compiler against runtime/, runs it on the inputs and writes the outputs as
 // .npy, in the order of the model's outputs. This is how a user checks a compiled model before
 // flashing it. With --target BOARD the same model runs as firmware on an emulated Cortex-M in
-// qemu-system-arm instead, and the measured flash, RAM and instructions are printed.
+// qemu-system-arm instead: the measured flash, RAM and instructions are printed and added to the
+// report, which is written beside the outputs.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <sstream>
-#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/compile_options.hpp"
 #include "driver/pipeline.hpp"
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
+#include "report/report.hpp"
+#include "util/interrupt.hpp"
 #include "util/npy.hpp"
+#include "util/write_files.hpp"
 
 #include <tightfit/numerics.hpp>
 
@@ -95,11 +100,7 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void write_file(const fs::path& path, const void* data, std::size_t bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  if (!out) throw Error(path.string() + ": cannot write");
-}
+std::string as_text(const std::vector<std::uint8_t>& bytes) { return {bytes.begin(), bytes.end()}; }
 
 // Writes input i for the harness: float32 as given (the generated set_input quantizes it), an
 // integer array moved into memory order.
@@ -113,7 +114,7 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
     if (!t.float_at_boundary)
       throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
                               ir::dtype_name(t.dtype)));
-    write_file(dir / fmt::format("input_{}.f32", i), a.data.data(), a.data.size());
+    write_file((dir / fmt::format("input_{}.f32", i)).string(), as_text(a.data));
     return;
   }
   if (a.dtype != npy_dtype(t.dtype))
@@ -124,10 +125,11 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
   std::vector<std::uint8_t> memory(a.data.size());
   for (std::size_t o = 0; o < index.size(); ++o)
     std::memcpy(&memory[static_cast<std::size_t>(index[o]) * es], &a.data[o * es], es);
-  write_file(dir / fmt::format("input_{}.raw", i), memory.data(), memory.size());
+  write_file((dir / fmt::format("input_{}.raw", i)).string(), as_text(memory));
 }
 
-void collect_output(const driver::CompiledModel& m, std::size_t i, const fs::path& dir, const std::string& out_dir) {
+// Output i as the host program wrote it into `dir`, in ONNX's order.
+npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::path& dir) {
   const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
   npy::Array a;
   a.shape = t.onnx_shape();
@@ -147,7 +149,41 @@ void collect_output(const driver::CompiledModel& m, std::size_t i, const fs::pat
   }
   if (a.data.size() != static_cast<std::size_t>(a.elements()) * (a.dtype == "f4" ? 4 : ir::dtype_size(t.dtype)))
     throw Error(fmt::format("output {} '{}': the generated program wrote {} bytes", i, t.name, a.data.size()));
-  npy::save((fs::path(out_dir) / fmt::format("output_{}.npy", i)).string(), a);
+  return a;
+}
+
+// Output `t` from the values the firmware printed (quantized, memory order), in ONNX's order.
+npy::Array firmware_output(const ir::Tensor& t, const std::vector<std::int32_t>& values) {
+  const auto index = memory_index_of_onnx_order(t);
+  npy::Array a;
+  a.shape = t.onnx_shape();
+  if (t.float_at_boundary) {
+    a.dtype = "f4";
+    a.data.resize(index.size() * 4);
+    for (std::size_t o = 0; o < index.size(); ++o) {
+      const std::int32_t q = values[static_cast<std::size_t>(index[o])];
+      const float v = t.dtype == ir::DType::Int8
+                          ? tightfit::dequantize_linear(static_cast<std::int8_t>(q), t.quant.scale[0], t.quant.zero_point[0])
+                          : tightfit::dequantize_linear(static_cast<std::uint8_t>(q), t.quant.scale[0], t.quant.zero_point[0]);
+      std::memcpy(&a.data[o * 4], &v, 4);
+    }
+  } else {
+    a.dtype = npy_dtype(t.dtype);
+    const std::size_t es = ir::dtype_size(t.dtype);
+    for (std::size_t o = 0; o < index.size(); ++o) {
+      const std::int32_t v = values[static_cast<std::size_t>(index[o])];
+      const auto* bytes = reinterpret_cast<const std::uint8_t*>(&v);  // little-endian: the low bytes first
+      a.data.insert(a.data.end(), bytes, bytes + es);
+    }
+  }
+  return a;
+}
+
+// output_0.npy, output_1.npy, ...: the files of `tightfit run`, before any others it writes.
+std::vector<std::pair<std::string, std::string>> output_files(const std::vector<npy::Array>& outputs) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (std::size_t i = 0; i < outputs.size(); ++i) files.emplace_back(fmt::format("output_{}.npy", i), npy::encode(outputs[i]));
+  return files;
 }
 
 // The host program around the generated code: reads the staged inputs, runs, writes the outputs.
@@ -222,7 +258,7 @@ fs::path source_dir() {
 
 // Runs a shell command with its output in `log`; on failure throws the log's first error line.
 void run_logged(const std::string& command, const fs::path& log, const std::string& what) {
-  if (std::system((command + " > " + shell_quoted(log.string()) + " 2>&1").c_str()) == 0) return;
+  if (interrupt::run_shell(command + " > " + shell_quoted(log.string()) + " 2>&1") == 0) return;
   const std::vector<std::uint8_t> bytes = read_file(log);
   std::string text(bytes.begin(), bytes.end()), line;
   for (std::size_t at = 0; at < text.size();) {
@@ -260,20 +296,20 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
   const std::string configure = fmt::format(
       "cmake -S {} -B {} -DCMAKE_TOOLCHAIN_FILE={} -DTIGHTFIT_CORE={} -DTIGHTFIT_BOARD={} -DTIGHTFIT_MODEL={} "
-      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_PROFILE={}",
+      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_NAME={} -DTIGHTFIT_PROFILE={}",
       shell_quoted((root / "firmware" / "run").string()), shell_quoted(build.string()),
       shell_quoted((root / "cmake" / "arm-none-eabi.cmake").string()), board->core, board->name,
       shell_quoted(fs::absolute(compile.model).string()), shell_quoted(inputs), shell_quoted(fs::read_symlink("/proc/self/exe").string()),
-      max_ram, shell_quoted(extra), options.profile ? "ON" : "OFF");
+      max_ram, shell_quoted(extra), compile.name, options.profile ? "ON" : "OFF");
   run_logged(configure, dir / "configure.log", "configuring the firmware");
   run_logged(fmt::format("cmake --build {} -j2", shell_quoted(build.string())), dir / "build.log", "building the firmware");
 
   const fs::path log = dir / "qemu.log";
   const std::string qemu = fmt::format(
       "timeout {} qemu-system-arm -M {} -nographic -semihosting-config enable=on,target=native "
-      "-icount shift=0,align=off,sleep=off -kernel {} < /dev/null",
+      "-icount shift=0,align=off,sleep=off -kernel {}",
       options.timeout_seconds, board->name, shell_quoted((build / "tightfit_run.elf").string()));
-  const int status = std::system((qemu + " > " + shell_quoted(log.string()) + " 2>&1").c_str());
+  const int status = interrupt::run_shell(qemu + " > " + shell_quoted(log.string()) + " 2>&1");
   const std::vector<std::uint8_t> bytes = read_file(log);
   const std::string text(bytes.begin(), bytes.end());
   if (status != 0)
@@ -284,7 +320,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   // With --profile, "TIGHTFIT step=N node=... op=... macs=... instructions=..." per step.
   std::map<std::string, std::string> figures;
   std::vector<std::map<std::string, std::string>> steps;
-  std::vector<std::vector<std::int32_t>> outputs(model.graph.outputs.size());
+  std::vector<std::vector<std::int32_t>> values(model.graph.outputs.size());
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     std::istringstream words(line);
@@ -302,83 +338,57 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
       }
       if (step) steps.back()[key] = value;
       else if (key == "output") output = std::stoi(value);
-      else if (key == "values" && output >= 0 && output < static_cast<int>(outputs.size())) {
+      else if (key == "values" && output >= 0 && output < static_cast<int>(values.size())) {
         std::istringstream numbers(value);
-        for (std::string n; std::getline(numbers, n, ',');) outputs[output].push_back(std::stoi(n));
+        for (std::string n; std::getline(numbers, n, ',');) values[output].push_back(std::stoi(n));
       } else if (output < 0) figures[key] = value;
     }
   }
-  fs::create_directories(options.output_dir);
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
+  std::vector<npy::Array> outputs;
+  for (std::size_t i = 0; i < values.size(); ++i) {
     const ir::Tensor& t = model.graph.tensors[model.graph.outputs[i]];
-    if (outputs[i].size() != static_cast<std::size_t>(t.elements()))
+    if (values[i].size() != static_cast<std::size_t>(t.elements()))
       throw Error(fmt::format("run: the firmware printed {} values for output {} '{}', expected {} (log: {})",
-                              outputs[i].size(), i, t.name, t.elements(), log.string()));
-    const auto index = memory_index_of_onnx_order(t);
-    npy::Array a;
-    a.shape = t.onnx_shape();
-    if (t.float_at_boundary) {
-      a.dtype = "f4";
-      a.data.resize(index.size() * 4);
-      for (std::size_t o = 0; o < index.size(); ++o) {
-        const std::int32_t q = outputs[i][static_cast<std::size_t>(index[o])];
-        const float v = t.dtype == ir::DType::Int8
-                            ? tightfit::dequantize_linear(static_cast<std::int8_t>(q), t.quant.scale[0], t.quant.zero_point[0])
-                            : tightfit::dequantize_linear(static_cast<std::uint8_t>(q), t.quant.scale[0], t.quant.zero_point[0]);
-        std::memcpy(&a.data[o * 4], &v, 4);
-      }
-    } else {
-      a.dtype = npy_dtype(t.dtype);
-      const std::size_t es = ir::dtype_size(t.dtype);
-      for (std::size_t o = 0; o < index.size(); ++o) {
-        const std::int32_t v = outputs[i][static_cast<std::size_t>(index[o])];
-        const auto* bytes = reinterpret_cast<const std::uint8_t*>(&v);  // little-endian: the low bytes first
-        a.data.insert(a.data.end(), bytes, bytes + es);
-      }
-    }
-    npy::save((fs::path(options.output_dir) / fmt::format("output_{}.npy", i)).string(), a);
+                              values[i].size(), i, t.name, t.elements(), log.string()));
+    outputs.push_back(firmware_output(t, values[i]));
   }
 
-  auto figure = [&](const char* key) { return figures.count(key) ? figures[key] : std::string("?"); };
-  fmt::print("ran {} on {} ({}, QEMU -icount): {} output(s) in {}\n", compile.model, board->name, board->core,
-             outputs.size(), options.output_dir);
-  fmt::print("  flash   {} B: weights {} B, code and constants {} B\n", figure("flash_bytes"),
-             figure("weights_section_bytes"), figure("text_bytes"));
-  fmt::print("  RAM     arena {} B (planned {} B), other .data {} B + .bss {} B, peak stack {} B\n", figure("arena_bytes"),
-             figure("planned_arena_bytes"), figure("data_bytes"), figure("bss_bytes"), figure("stack_peak_bytes"));
-  std::int64_t macs = 0;
-  for (const ir::Node& n : model.graph.nodes) macs += model.graph.macs(n);
-  const std::string instructions = figure("instructions");
-  fmt::print("  speed   {} instructions per inference{}\n", instructions,
-             macs > 0 && instructions != "?" ? fmt::format(", {:.2f} per MAC", std::stod(instructions) / static_cast<double>(macs)) : "");
-  if (options.profile) {
-    fmt::print("  steps   (instructions of each kernel call, from a second, profiled run; this build's code\n"
-               "          includes that profiled copy of the schedule: take code size from a run without --profile)\n");
-    for (const auto& st : steps) {
-      const auto get = [&](const char* key) { return st.count(key) ? st.at(key) : std::string("?"); };
-      const std::string n = get("instructions"), m = get("macs");
-      const bool per_mac = n != "?" && m != "?" && m != "0";
-      fmt::print("    {:>3} {:<26} {:<24} {:>12} {:>10}{}\n", get("step"), get("op"), get("node"), n,
-                 m == "0" ? "" : m + " MACs",
-                 per_mac ? fmt::format(" {:6.2f}/MAC", std::stod(n) / std::stod(m)) : "");
-    }
-  }
-
-  // The measured figures beside the outputs: NAME.measured.json (docs/firmware.md).
+  // The report of the code that ran (the firmware build's own compile), with what it measured.
+  const fs::path report_path = build / ("tightfit_" + compile.name) / (compile.name + ".report.json");
+  const std::vector<std::uint8_t> report_bytes = read_file(report_path);
+  nlohmann::json report = nlohmann::json::parse(report_bytes.begin(), report_bytes.end());
   const auto number = [&](const char* key) -> nlohmann::json {
     if (!figures.count(key)) return nullptr;
-    try {
-      return std::stoll(figures.at(key));
-    } catch (const std::exception&) {
-      return figures.at(key);
-    }
+    const std::string& value = figures.at(key);
+    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return nullptr;
+    return std::stoull(value);
   };
-  nlohmann::json measured = {
-      {"model", compile.model},
+  // The profiled kernel calls, matched in order to the report's steps by node name (as the
+  // firmware prints it: spaces and '=' made '_'); a step without a kernel call (a Reshape that
+  // only renames its input) has none.
+  nlohmann::json step_instructions = nullptr;
+  if (options.profile) {
+    step_instructions = nlohmann::json::array();
+    std::size_t next = 0;
+    for (const auto& step : report.at("steps")) {
+      std::string node = step.at("node").get<std::string>();
+      for (char& c : node)
+        if (c == ' ' || c == '=') c = '_';
+      const bool called = next < steps.size() && steps[next].count("node") && steps[next].at("node") == node;
+      const std::string count = called && steps[next].count("instructions") ? steps[next].at("instructions") : "";
+      if (called && (count.empty() || count.find_first_not_of("0123456789") != std::string::npos))
+        throw Error(fmt::format("run: the firmware printed step {} without its instructions (log: {})", next, log.string()));
+      step_instructions.push_back(called ? nlohmann::json(std::stoull(count)) : nlohmann::json(nullptr));
+      next += called ? 1 : 0;
+    }
+    if (next != steps.size())
+      throw Error(fmt::format("run: the firmware profiled {} kernel calls, {} of them match the report's steps (log: {})",
+                              steps.size(), next, log.string()));
+  }
+  report["measured"] = {
       {"board", board->name},
       {"core", board->core},
       {"method", "qemu-system-arm -icount shift=0 (exact instruction counts)"},
-      {"macs", macs},
       {"instructions", number("instructions")},
       {"flash", {{"total_bytes", number("flash_bytes")},
                  {"weights_bytes", number("weights_section_bytes")},
@@ -391,23 +401,23 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
                {"bss_bytes", number("bss_bytes")},
                {"stack_bytes", number("stack_bytes")},
                {"stack_peak_bytes", number("stack_peak_bytes")}}},
+      {"step_instructions", step_instructions},
   };
-  if (options.profile) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& st : steps) {
-      nlohmann::json j;
-      for (const auto& [key, value] : st) {
-        const bool integer = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
-        j[key] = integer ? nlohmann::json(std::stoll(value)) : nlohmann::json(value);
-      }
-      list.push_back(j);
-    }
-    measured["steps"] = list;
-  }
-  const fs::path measured_path = fs::path(options.output_dir) / (compile.name + ".measured.json");
-  const std::string measured_text = measured.dump(2) + "\n";
-  write_file(measured_path, measured_text.data(), measured_text.size());
-  fmt::print("  figures in {}\n", measured_path.string());
+  if (const auto problems = report::check_report(report); !problems.empty())
+    throw Error("run: internal error: the measured report breaks its schema: " + problems.front());
+
+  auto files = output_files(outputs);
+  const std::string& name = compile.name;
+  files.emplace_back(name + ".report.json", report.dump(2) + "\n");
+  files.emplace_back(name + ".report.txt", report::render_text(report));
+  files.emplace_back(name + ".memory.svg", report::render_svg(report));
+  files.emplace_back(name + ".report.html", report::render_html(report));
+  write_files(options.output_dir, files);
+
+  fmt::print("ran {} on {} ({}, QEMU): {} output(s) in {}\n", compile.model, board->name, board->core, outputs.size(),
+             options.output_dir);
+  fmt::print("{}", report::render_measured_text(report));
+  fmt::print("report with these figures: {0}/{1}.report.txt (.json, .html)\n", options.output_dir, name);
 }
 
 void run_model(const RunOptions& options) {
@@ -421,6 +431,9 @@ void run_model(const RunOptions& options) {
                             options.inputs.size()),
                 kExitUsage);
 
+  // From here on a signal stops the program being run and unwinds (interrupt::Deferral), so that
+  // the temporary build folder is removed; it is held before the folder exists and ends after.
+  interrupt::Deferral deferral;
   std::error_code ec;
   fs::path dir = options.build_dir;
   const bool temporary = dir.empty();
@@ -443,8 +456,7 @@ void run_model(const RunOptions& options) {
   if (!options.target.empty()) return run_on_target(options, compile, model, dir);
 
   driver::write_outputs(model, dir.string(), compile.name);
-  const std::string harness_source = harness(model, compile.name, compile.io_in_arena);
-  write_file(dir / "harness.cpp", harness_source.data(), harness_source.size());
+  write_file((dir / "harness.cpp").string(), harness(model, compile.name, compile.io_in_arena));
   for (std::size_t i = 0; i < options.inputs.size(); ++i) stage_input(model, i, options.inputs[i], dir);
 
   const char* cxx = std::getenv("CXX");
@@ -457,18 +469,18 @@ void run_model(const RunOptions& options) {
       "-I{} -I{} {} {} -o {} > {} 2>&1",
       cxx ? cxx : "c++", extra_flags ? extra_flags : "", shell_quoted(runtime), shell_quoted(dir.string()), shell_quoted((dir / (compile.name + ".cpp")).string()),
       shell_quoted((dir / "harness.cpp").string()), shell_quoted(program.string()), shell_quoted((dir / "build.log").string()));
-  if (std::system(build.c_str()) != 0) {
+  if (interrupt::run_shell(build) != 0) {
     const std::vector<std::uint8_t> log = read_file(dir / "build.log");
     std::string first(log.begin(), log.end());
     first = first.substr(0, first.find('\n'));
     throw Error(fmt::format("run: the generated code did not build with the host compiler: {}", first));
   }
-  if (std::system((shell_quoted(program.string()) + " " + shell_quoted(dir.string())).c_str()) != 0)
+  if (interrupt::run_shell(shell_quoted(program.string()) + " " + shell_quoted(dir.string())) != 0)
     throw Error("run: the generated program failed on the host");
 
-  fs::create_directories(options.output_dir, ec);
-  if (ec) throw Error(options.output_dir + ": cannot create the output folder (" + ec.message() + ")");
-  for (std::size_t i = 0; i < model.graph.outputs.size(); ++i) collect_output(model, i, dir, options.output_dir);
+  std::vector<npy::Array> outputs;
+  for (std::size_t i = 0; i < model.graph.outputs.size(); ++i) outputs.push_back(host_output(model, i, dir));
+  write_files(options.output_dir, output_files(outputs));
   fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", compile.model, model.plan.peak,
              plan::status_name(model.plan.status), model.graph.outputs.size(), options.output_dir);
 }

@@ -88,8 +88,8 @@ inline int report(std::uint32_t instructions, std::size_t planned_arena_bytes) {
 // tightfit_step_end(i) (below) around kernel call i. Each count is exact for what lies between the
 // two hooks (the kernel call and its argument set-up) plus the few instructions of the hooks' own
 // calls and returns that the counter's calibration does not cover. main.cpp includes the model's
-// header before this one, so its step count is known here.
-inline std::uint32_t step_instructions[tightfit_model::kStepCount > 0 ? tightfit_model::kStepCount : 1];
+// header before this one and names its namespace TIGHTFIT_RUN_MODEL, so its step count is known here.
+inline std::uint32_t step_instructions[TIGHTFIT_RUN_MODEL::kStepCount > 0 ? TIGHTFIT_RUN_MODEL::kStepCount : 1];
 
 // Runs the profiled schedule once, then prints "TIGHTFIT step=i node=... op=... macs=...
 // instructions=..." per step and "TIGHTFIT profiled_steps=N profiled_instructions=SUM".
@@ -122,6 +122,6 @@ void profile(const Step* steps, std::size_t count, Run run) {
 extern "C" void tightfit_step_begin(int) { tf_count_begin(); }
 extern "C" void tightfit_step_end(int step) {
   const std::uint32_t n = tf_count_end();
-  if (step >= 0 && static_cast<std::size_t>(step) < tightfit_model::kStepCount) tightfit_run::step_instructions[step] = n;
+  if (step >= 0 && static_cast<std::size_t>(step) < TIGHTFIT_RUN_MODEL::kStepCount) tightfit_run::step_instructions[step] = n;
 }
 #endif

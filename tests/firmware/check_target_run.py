@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""`tightfit run --target BOARD` from outside, as a user runs it: its outputs must equal the host
+build's exactly, and the report it writes must carry the firmware's figures.
+
+  check_target_run.py --tightfit TIGHTFIT --board mps2-an500 --work DIR --reference-dir HOST_OUT \
+      [--profile] -- MODEL.onnx [tightfit run arguments: --input x.npy ... --pin-batch ...]
+
+HOST_OUT holds output_0.npy, ... of `tightfit run` on the host for the same model and inputs.
+Checks: exit 0; every output_N.npy has the reference's dtype, shape and bytes; NAME.report.json
+validates (tightfit report reads it) and its "measured" section names the board, has the arena
+section equal to the planned arena and to the report's arena_bytes, a positive instruction count
+and peak stack; with --profile, one count per step (null only for steps without a kernel call)
+that add up to the run's instructions within 10%. Exit 0 when all hold, else 1 naming the first
+failure.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tightfit", required=True)
+    parser.add_argument("--board", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--reference-dir", required=True)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("run_arguments", nargs="+")
+    args = parser.parse_args()
+
+    out = os.path.join(args.work, "out")
+    shutil.rmtree(args.work, ignore_errors=True)
+    command = [args.tightfit, "run", *args.run_arguments, "--target", args.board, "--output-dir", out,
+               "--build-dir", os.path.join(args.work, "build")] + (["--profile"] if args.profile else [])
+    print(" ".join(command))
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(run.stdout)
+    if run.returncode != 0:
+        fail(f"tightfit run --target exited {run.returncode}")
+
+    references = sorted(glob.glob(os.path.join(args.reference_dir, "output_*.npy")))
+    if not references:
+        fail(f"no output_*.npy in {args.reference_dir}")
+    for reference in references:
+        name = os.path.basename(reference)
+        expected, got = np.load(reference), np.load(os.path.join(out, name))
+        if expected.dtype != got.dtype or expected.shape != got.shape:
+            fail(f"{name}: {got.dtype} {got.shape} on {args.board}, {expected.dtype} {expected.shape} on the host")
+        if expected.tobytes() != got.tobytes():
+            differ = np.flatnonzero(expected.reshape(-1) != got.reshape(-1))
+            fail(f"{name}: {differ.size} element(s) differ from the host's, first at {differ[0]}")
+    print(f"{len(references)} output(s) equal to the host build's on {args.board}")
+
+    reports = glob.glob(os.path.join(out, "*.report.json"))
+    if len(reports) != 1:
+        fail(f"expected one NAME.report.json in {out}, found {reports}")
+    checked = subprocess.run([args.tightfit, "report", reports[0], "--format", "text"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    if checked.returncode != 0 or f"Measured on {args.board}" not in checked.stdout:
+        fail(f"tightfit report does not render the measured section: {checked.stdout[:400]}")
+    report = json.load(open(reports[0]))
+    measured = report.get("measured")
+    if measured is None:
+        fail("the report has no measured section")
+    if measured["board"] != args.board:
+        fail(f"measured on {measured['board']}, expected {args.board}")
+    ram = measured["ram"]
+    if not (ram["arena_bytes"] == ram["planned_arena_bytes"] == report["arena_bytes"]):
+        fail(f"arena section {ram['arena_bytes']} B, planned {ram['planned_arena_bytes']} B, "
+             f"report {report['arena_bytes']} B")
+    for key, value in (("instructions", measured["instructions"]), ("stack_peak_bytes", ram["stack_peak_bytes"]),
+                       ("weights_bytes", measured["flash"]["weights_bytes"])):
+        if not isinstance(value, int) or value <= 0 and key != "weights_bytes":
+            fail(f"{key} is {value!r}")
+    counts = measured["step_instructions"]
+    if args.profile:
+        if counts is None or len(counts) != len(report["steps"]):
+            fail(f"step_instructions {counts!r} for {len(report['steps'])} steps")
+        called = [c for c in counts if c is not None]
+        if not called or any(c <= 0 for c in called):
+            fail(f"step_instructions {counts!r}")
+        total = sum(called)
+        if abs(total - measured["instructions"]) > 0.1 * measured["instructions"]:
+            fail(f"the steps add up to {total} instructions, the run took {measured['instructions']}")
+        print(f"{len(called)} kernel calls profiled, {total} instructions against {measured['instructions']}")
+    elif counts is not None:
+        fail("step_instructions given without --profile")
+    print(f"report: arena {ram['arena_bytes']} B as planned, {measured['instructions']} instructions, "
+          f"peak stack {ram['stack_peak_bytes']} B")
+
+
+if __name__ == "__main__":
+    main()
