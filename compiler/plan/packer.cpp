@@ -82,9 +82,8 @@ Packer::Packer(std::vector<Item> items, std::vector<Span> regions)
 
 Outcome Packer::fit(std::uint64_t capacity, Preorder preorder, std::int64_t node_limit, Clock::time_point deadline,
                     std::vector<std::uint64_t>& offsets) {
-  // The search below reads the clock every 256 nodes; callers that probe many capacities with
-  // small node limits (fewer than 256 nodes each) would never see the deadline without this.
-  if (Clock::now() > deadline) return Outcome::OutOfTime;
+  // Callers probe capacity after capacity: once the deadline has passed, not even the set-up.
+  if (now_() > deadline) return Outcome::OutOfTime;
   const int n = static_cast<int>(items_.size());
   capacity_ = capacity;
   preorder_ = preorder;
@@ -108,7 +107,6 @@ Outcome Packer::fit(std::uint64_t capacity, Preorder preorder, std::int64_t node
   undo_.clear();
   cuts_ = initial_cuts_;
   nodes_left_ = node_limit;
-  nodes_visited_ = 0;
   deadline_ = deadline;
   out_of_time_ = false;
 
@@ -175,9 +173,7 @@ Outcome Packer::search(const Part& part, const std::vector<Candidate>& previous,
                        int floor_rank) {
   if (nodes_left_ <= 0) return Outcome::OutOfNodes;
   --nodes_left_;
-  ++nodes_visited_;
-  if ((nodes_visited_ & 255) == 0 && Clock::now() > deadline_) out_of_time_ = true;
-  if (out_of_time_) return Outcome::OutOfTime;
+  if (out_of_time()) return Outcome::OutOfTime;
 
   std::vector<Candidate> ordering;
   ordering.reserve(previous.size());
@@ -225,6 +221,7 @@ void Packer::raise_min_offset(int b, std::uint64_t value) {
 
 Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>& ordering, const Candidate& chosen,
                                   bool& hatless) {
+  if (out_of_time()) return Outcome::OutOfTime;
   const int b = part.order[chosen.rank];
   const Item& item = items_[b];
   const std::uint64_t top = chosen.offset + item.size;
@@ -301,6 +298,15 @@ std::uint64_t Packer::settle(int b, std::uint64_t offset) const {
 bool Packer::out_of_bounds(int b) const {
   const Item& item = items_[b];
   return (item.fixed_offset && min_offset_[b] > *item.fixed_offset) || min_offset_[b] + item.size > item.ceiling;
+}
+
+// Read at every node and every placement tried: one node may try every unplaced buffer, and a
+// placement may update thousands of section counts (over ten milliseconds on 400 buffers under
+// the sanitizers), so reading the clock only every 256 nodes let the deadline pass by most of a
+// second there. A reading costs tens of nanoseconds, far below the cheapest placement.
+bool Packer::out_of_time() {
+  if (!out_of_time_ && now_() > deadline_) out_of_time_ = true;
+  return out_of_time_;
 }
 
 bool Packer::sections_fit(const Part& part, std::uint64_t floor_offset) const {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "plan/items.hpp"
@@ -41,6 +42,9 @@ class Packer {
   Outcome fit(std::uint64_t capacity, Preorder preorder, std::int64_t node_limit, Clock::time_point deadline,
               std::vector<std::uint64_t>& offsets);
 
+  // The clock the deadline is compared with: steady_clock unless a test gives one it controls.
+  void set_clock(std::function<Clock::time_point()> now) { now_ = std::move(now); }
+
  private:
   struct Part;  // buffers whose placement does not interact with the rest: a range of sections
   struct Candidate {
@@ -59,7 +63,7 @@ class Packer {
   void raise_min_offset(int buffer, std::uint64_t value);
   std::uint64_t settle(int buffer, std::uint64_t offset) const;  // lowest legal offset >= `offset`
   bool out_of_bounds(int buffer) const;  // its minimum offset passed its pin or its ceiling
-
+  bool out_of_time();                     // reads the clock unless the deadline has been seen already
 
   // The problem, fixed at construction.
   std::vector<Item> items_;
@@ -80,7 +84,8 @@ class Packer {
   std::vector<char> affected_;      // scratch: sections whose lowest must be recounted, as flags
   std::vector<int> affected_list_;  // and as a list
   std::vector<std::pair<std::uint64_t*, std::uint64_t>> undo_;  // values changed on the way down
-  std::int64_t nodes_left_ = 0, nodes_visited_ = 0;
+  std::int64_t nodes_left_ = 0;
+  std::function<Clock::time_point()> now_ = Clock::now;
   Clock::time_point deadline_;
   bool out_of_time_ = false;
 };

@@ -133,7 +133,8 @@ RegionPlan minimize_peak(const std::vector<Item>& items, const std::vector<std::
   if (items.empty()) return best;
   const std::uint64_t g = granularity(items);
   best.lower_bound = round_up(std::max(detail::live_sum_bound(items, nullptr), pinned_top(items)), g);
-  if (best.optimal()) return best;
+  // The search's tables are quadratic in the buffers: past the deadline, the greedy plan it is.
+  if (best.optimal() || Clock::now() > deadline) return best;
 
   detail::Packer packer(items);
   std::vector<std::uint64_t> offsets;
@@ -229,6 +230,11 @@ Assignment fit_jointly(const Problem& problem, const std::vector<std::uint64_t>&
     result.outcome = Outcome::Found;
     return result;
   }
+  // The search would stop before its first node, but only after building its tables.
+  if (Clock::now() > deadline) {
+    result.outcome = Outcome::OutOfTime;
+    return result;
+  }
   detail::Packer packer(items, spans);
   std::vector<std::uint64_t> offsets;
   const std::int64_t n = static_cast<std::int64_t>(items.size());
@@ -276,6 +282,8 @@ Assignment assign_regions(const Problem& problem, const std::vector<std::uint64_
   // Each move is a short search: one that runs out of nodes leaves the buffer where it is.
   const std::int64_t move_node_limit = 50 * static_cast<std::int64_t>(by_traffic.size()) + 1000;
   for (const int b : by_traffic) {
+    // Once the deadline has passed every try would fail: none is started.
+    if (Clock::now() > deadline) break;
     for (int r = 0; r < best.region_of[b]; ++r) {
       held[b] = r;
       Assignment moved = fit_jointly(problem, caps, held, move_node_limit, deadline);
