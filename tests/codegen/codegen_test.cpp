@@ -7,8 +7,6 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,7 +15,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -27,10 +24,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_support.hpp"
 #include "util/npy.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace tightfit::codegen_test;
 
 namespace {
 
@@ -80,10 +79,7 @@ const Bound* find_bound(const std::string& name) {
 // Helpers
 
 const json& manifest() {
-  static const json m = [] {
-    std::ifstream in(kModels / "manifest.json");
-    return json::parse(in);
-  }();
+  static const json m = read_json(kModels / "manifest.json");
   return m;
 }
 
@@ -94,45 +90,10 @@ const json& entry(const std::string& file) {
   throw 0;  // not reached
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Result {
-  int status = -1;  // exit status, or 128 + signal
-  std::string output;
-};
-
-// Runs a shell command, stdout and stderr captured together.
-Result run(const std::string& command, const fs::path& log) {
-  const int raw = std::system((command + " > " + shell_quote(log.string()) + " 2>&1").c_str());
-  Result r;
-  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-  else if (raw != -1 && WIFSIGNALED(raw)) r.status = 128 + WTERMSIG(raw);
-  std::ifstream in(log, std::ios::binary);
-  r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return r;
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 void write_bytes(const fs::path& p, const void* data, std::size_t n) {
   std::ofstream out(p, std::ios::binary);
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
   REQUIRE(out.good());
-}
-
-// A fresh scratch folder for one test.
-fs::path scratch(const std::string& what) {
-  const fs::path dir = fs::path(TIGHTFIT_CODEGEN_WORK) / what;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
 }
 
 std::vector<float> floats(const tightfit::npy::Array& a) {

@@ -8,25 +8,22 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "run_support.hpp"
 #include "util/npy.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace tightfit::codegen_test;
 
 namespace {
 
@@ -35,32 +32,8 @@ std::string g_test;  // --test NAME: only that ONNX test
 const fs::path kDir = fs::path(TIGHTFIT_MODELS_DIR) / "onnx_node_tests";
 const std::string kTightfit = TIGHTFIT_BIN;
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Result {
-  int status = -1;
-  std::string output;
-};
-
-Result run(const std::string& command, const fs::path& log) {
-  const int raw = std::system((command + " > " + shell_quote(log.string()) + " 2>&1").c_str());
-  Result r;
-  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-  else if (raw != -1 && WIFSIGNALED(raw)) r.status = 128 + WTERMSIG(raw);
-  std::ifstream in(log, std::ios::binary);
-  r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return r;
-}
-
 const json& manifest() {
-  static const json m = [] {
-    std::ifstream in(kDir / "manifest.json");
-    return json::parse(in);
-  }();
+  static const json m = read_json(kDir / "manifest.json");
   return m;
 }
 
@@ -103,9 +76,7 @@ Result tightfit_run(const json& t, const fs::path& work, const std::string& vari
 void check_test(const json& t) {
   const std::string name = t["name"].get<std::string>();
   INFO("ONNX node test " << name);
-  const fs::path work = fs::path(TIGHTFIT_CODEGEN_WORK) / "onnx_node_tests" / name;
-  fs::remove_all(work);
-  fs::create_directories(work);
+  const fs::path work = scratch("onnx_node_tests/" + name);
 
   if (t["status"] == "refused") {
     const Result r = tightfit_run(t, work, "arena", "");
@@ -161,9 +132,7 @@ TEST_CASE("ONNX's quantized operator tests through tightfit run: bit-exact with 
 // float32 operation at a time, computed here with <cmath> (nearbyint: ties to even).
 TEST_CASE("ConvInteger then DequantizeLinear then QuantizeLinear: the int32 accumulator requantized as ONNX computes it",
           "[int32_requantize]") {
-  const fs::path work = fs::path(TIGHTFIT_CODEGEN_WORK) / "onnx_node_tests" / "convinteger_qdq";
-  fs::remove_all(work);
-  fs::create_directories(work);
+  const fs::path work = scratch("onnx_node_tests/convinteger_qdq");
   // Values chosen so that the accumulators land on both sides of rounding ties and saturate.
   const std::vector<float> x = {0.05f, -1.0f, 2.5f, 25.4f, -0.35f, 0.15f, 7.0f, -30.0f, 12.25f};
   tightfit::npy::Array in;
