@@ -121,13 +121,13 @@ int run_shell(const std::string& command) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawnattr_setpgroup(&attributes, 0);
-  // The program starts with the signal mask this process had before the hold below.
+  // The program starts with this process's signal mask, less the signals the hold below blocks.
   sigset_t mask;
   pid_t pid = -1;
   int spawned;
   {
     SignalHold hold;
-    sigprocmask(SIG_SETMASK, nullptr, &mask);
+    sigprocmask(SIG_BLOCK, nullptr, &mask);  // reads the mask only
     for (int sig : kSignals) sigdelset(&mask, sig);
     posix_spawnattr_setsigmask(&attributes, &mask);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
