@@ -16,7 +16,6 @@
 
 #include <cstdint>
 
-#include "tightfit/loops.hpp"
 #include "tightfit/numerics.hpp"
 #include "tightfit/params.hpp"
 
@@ -37,21 +36,62 @@ struct MatMulParams {
   int32_t per_channel;                  // matmul_requantize: multipliers[out_features] (else [0])
 };
 
+namespace detail {
+
+template <typename T, typename TW>
+inline int32_t centred_dot(const T* x, const TW* w, int32_t n, int32_t x_zero_point, int32_t w_zero_point) {
+  int32_t acc = 0;
+  for (int32_t i = 0; i < n; ++i)
+    acc += (static_cast<int32_t>(x[i]) - x_zero_point) * (static_cast<int32_t>(w[i]) - w_zero_point);
+  return acc;
+}
+
+}  // namespace detail
+
 // ONNX ConvInteger, NHWC, weights OHWI [out_c][kh][kw][in_c/groups] for every group count
 // (depthwise included: one input channel per group). Taps in the padding contribute nothing
 // (ONNX pads x with its zero point). Reads only the geometry and the input and weight zero
 // points of `p`.
 template <typename T, typename TW>
 inline void conv_accumulate(const ConvParams& p, const T* in, const TW* weights, int32_t* out) {
-  detail::conv_loop(p, in, weights, [out](int32_t index, int32_t, int32_t acc) { out[index] = acc; });
+  const int32_t group_in_c = p.in_c / p.groups;
+  const int32_t group_out_c = p.out_c / p.groups;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        int32_t* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        for (int32_t oc = 0; oc < p.out_c; ++oc) {
+          const int32_t first_ic = (oc / group_out_c) * group_in_c;
+          int32_t acc = 0;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const T* x = in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c + first_ic;
+              const TW* w = weights + ((oc * p.kernel_h + ky) * p.kernel_w + kx) * group_in_c;
+              acc += detail::centred_dot(x, w, group_in_c, p.input_zero_point, p.weight_zero_point);
+            }
+          }
+          y[oc] = acc;
+        }
+      }
+    }
+  }
 }
 
 // ONNX MatMulInteger with a constant B (2-D, or one matrix per batch): int32 accumulators.
 template <typename T, typename TW>
 inline void matmul_accumulate(const MatMulParams& p, const T* in, const TW* weights, int32_t* out) {
   for (int32_t b = 0; b < p.batches; ++b) {
-    detail::matmul_loop(p, in + b * p.rows * p.in_features, weights + b * p.out_features * p.in_features,
-                        out + b * p.rows * p.out_features, [](int32_t, int32_t acc) { return acc; });
+    const TW* wb = weights + b * p.out_features * p.in_features;
+    for (int32_t r = 0; r < p.rows; ++r) {
+      const T* x = in + (b * p.rows + r) * p.in_features;
+      int32_t* y = out + (b * p.rows + r) * p.out_features;
+      for (int32_t o = 0; o < p.out_features; ++o)
+        y[o] = detail::centred_dot(x, wb + o * p.in_features, p.in_features, p.input_zero_point, p.weight_zero_point);
+    }
   }
 }
 
@@ -60,10 +100,16 @@ inline void matmul_accumulate(const MatMulParams& p, const T* in, const TW* weig
 template <typename T, typename TW>
 inline void matmul_requantize(const MatMulParams& p, const T* in, const TW* weights, const float* multipliers, T* out) {
   for (int32_t b = 0; b < p.batches; ++b) {
-    detail::matmul_loop(p, in + b * p.rows * p.in_features, weights + b * p.out_features * p.in_features,
-                        out + b * p.rows * p.out_features, [&p, multipliers](int32_t o, int32_t acc) {
-                          return detail::requantize_output<T>(p, acc, o, nullptr, multipliers);
-                        });
+    const TW* wb = weights + b * p.out_features * p.in_features;
+    for (int32_t r = 0; r < p.rows; ++r) {
+      const T* x = in + (b * p.rows + r) * p.in_features;
+      T* y = out + (b * p.rows + r) * p.out_features;
+      for (int32_t o = 0; o < p.out_features; ++o) {
+        const int32_t acc =
+            detail::centred_dot(x, wb + o * p.in_features, p.in_features, p.input_zero_point, p.weight_zero_point);
+        y[o] = requantize<T>(acc, multipliers[p.per_channel ? o : 0], p.output_zero_point, p.output_min, p.output_max);
+      }
+    }
   }
 }
 

@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tightfit/loops.hpp"
 #include "tightfit/numerics.hpp"
 #include "tightfit/params.hpp"
 #include "tightfit/integer_kernels.hpp"  // ConvInteger, MatMulInteger, batched QLinearMatMul
@@ -47,14 +46,30 @@ inline T* at(uint8_t* arena, uint32_t offset) {
   return reinterpret_cast<T*>(arena + offset);
 }
 
+namespace detail {
+
+template <typename T, typename TW>
+inline int32_t dot(const T* x, const TW* w, int32_t n, int32_t x_zero_point, int32_t w_zero_point) {
+  int32_t acc = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    acc += (static_cast<int32_t>(x[i]) - x_zero_point) * (static_cast<int32_t>(w[i]) - w_zero_point);
+  }
+  return acc;
+}
+
+template <typename T>
+inline T conv_output(const ConvParams& p, int32_t acc, int32_t oc, const int32_t* bias, const float* multipliers) {
+  if (bias != nullptr) acc += bias[oc];
+  return requantize<T>(acc, multipliers[p.per_channel ? oc : 0], p.output_zero_point, p.output_min, p.output_max);
+}
+
+}  // namespace detail
+
 // The portable kernels: plain C++ loops, one MAC at a time.
 namespace portable {
 
 // Pointwise convolution: every output pixel is a matrix-vector product of the
-// same pixel's channels with the OHWI (here [out_c][in_c]) weights. (This and
-// fully_connected keep their loops rather than use detail::matmul_loop: inlined
-// as the fallbacks of dsp::conv_pointwise and dsp::fully_connected, the shared
-// loop changed GCC's code for the DSP path and cost it instructions.)
+// same pixel's channels with the OHWI (here [out_c][in_c]) weights.
 template <typename T, typename TW>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
@@ -64,7 +79,7 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
     T* y = out + px * p.out_c;
     for (int32_t oc = 0; oc < p.out_c; ++oc) {
       const int32_t acc = detail::dot(x, weights + oc * p.in_c, p.in_c, p.input_zero_point, p.weight_zero_point);
-      y[oc] = detail::requantize_output<T>(p, acc, oc, bias, multipliers);
+      y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
     }
   }
 }
@@ -83,12 +98,18 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
         for (int32_t oc = 0; oc < p.out_c; ++oc) {
           const int32_t ic = oc / depth_multiplier;
           int32_t acc = 0;
-          detail::for_each_tap(p, oy, ox, [&](int32_t ky, int32_t kx, int32_t iy, int32_t ix) {
-            const int32_t xv = static_cast<int32_t>(in[((b * p.in_h + iy) * p.in_w + ix) * p.in_c + ic]);
-            const int32_t wv = static_cast<int32_t>(weights[(ky * p.kernel_w + kx) * p.out_c + oc]);
-            acc += (xv - p.input_zero_point) * (wv - p.weight_zero_point);
-          });
-          y[oc] = detail::requantize_output<T>(p, acc, oc, bias, multipliers);
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const int32_t xv = static_cast<int32_t>(in[((b * p.in_h + iy) * p.in_w + ix) * p.in_c + ic]);
+              const int32_t wv = static_cast<int32_t>(weights[(ky * p.kernel_w + kx) * p.out_c + oc]);
+              acc += (xv - p.input_zero_point) * (wv - p.weight_zero_point);
+            }
+          }
+          y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
         }
       }
     }
@@ -99,9 +120,32 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
 template <typename T, typename TW>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                          const float* multipliers, T* out) {
-  detail::conv_loop(p, in, weights, [&](int32_t index, int32_t oc, int32_t acc) {
-    out[index] = detail::requantize_output<T>(p, acc, oc, bias, multipliers);
-  });
+  const int32_t group_in_c = p.in_c / p.groups;
+  const int32_t group_out_c = p.out_c / p.groups;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        for (int32_t oc = 0; oc < p.out_c; ++oc) {
+          const int32_t channel_offset = (oc / group_out_c) * group_in_c;
+          const TW* w_oc = weights + oc * p.kernel_h * p.kernel_w * group_in_c;
+          int32_t acc = 0;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const T* x = in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c + channel_offset;
+              const TW* w = w_oc + (ky * p.kernel_w + kx) * group_in_c;
+              acc += detail::dot(x, w, group_in_c, p.input_zero_point, p.weight_zero_point);
+            }
+          }
+          y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
+        }
+      }
+    }
+  }
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
@@ -112,9 +156,11 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
     const T* x = in + r * p.in_features;
     T* y = out + r * p.out_features;
     for (int32_t o = 0; o < p.out_features; ++o) {
-      const int32_t acc =
-          detail::dot(x, weights + o * p.in_features, p.in_features, p.input_zero_point, p.weight_zero_point);
-      y[o] = detail::requantize_output<T>(p, acc, o, bias, multipliers);
+      int32_t acc = detail::dot(x, weights + o * p.in_features, p.in_features, p.input_zero_point,
+                                p.weight_zero_point);
+      if (bias != nullptr) acc += bias[o];
+      y[o] = requantize<T>(acc, multipliers[p.per_channel ? o : 0], p.output_zero_point, p.output_min,
+                           p.output_max);
     }
   }
 }
@@ -186,10 +232,16 @@ inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
         for (int32_t c = 0; c < p.channels; ++c) {
           int32_t best = QuantLimits<T>::kMin;
-          detail::for_each_tap(p, oy, ox, [&](int32_t, int32_t, int32_t iy, int32_t ix) {
-            const int32_t v = static_cast<int32_t>(in[((b * p.in_h + iy) * p.in_w + ix) * p.channels + c]);
-            best = v > best ? v : best;
-          });
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              const int32_t v = static_cast<int32_t>(in[((b * p.in_h + iy) * p.in_w + ix) * p.channels + c]);
+              best = v > best ? v : best;
+            }
+          }
           y[c] = static_cast<T>(best);
         }
       }
