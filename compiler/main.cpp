@@ -28,8 +28,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int status = app.exit(e);
-    return status == 0 ? tightfit::kExitOk : tightfit::kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: printed as asked
+    // A bad command line is one line, like every other error (CLI11 would add a second).
+    fmt::print(stderr, "tightfit: error: {} (see tightfit --help)\n", tightfit::one_line(e.what()));
+    return tightfit::kExitUsage;
   } catch (const tightfit::interrupt::Interrupted& e) {
     fmt::print(stderr, "tightfit: interrupted\n");  // as the signal handler says it
     return e.exit_code();
