@@ -1,7 +1,6 @@
 #include "plan/items.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace tightfit::plan::detail {
 
@@ -10,10 +9,6 @@ namespace {
 std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   const std::uint64_t rest = value % alignment;
   return rest == 0 ? value : value + (alignment - rest);
-}
-
-bool live_together(const Item& a, const Item& b) {
-  return a.first_step <= b.last_step && b.first_step <= a.last_step;
 }
 
 }  // namespace
@@ -52,37 +47,6 @@ std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step) {
   }
   if (step) *step = best_step;
   return best;
-}
-
-std::vector<std::uint64_t> greedy_offsets(const std::vector<Item>& items) {
-  std::vector<int> order(items.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const bool pinned_a = items[a].fixed_offset.has_value(), pinned_b = items[b].fixed_offset.has_value();
-    if (pinned_a != pinned_b) return pinned_a;
-    return !pinned_a && items[a].size > items[b].size;
-  });
-  std::vector<std::uint64_t> offsets(items.size(), 0);
-  std::vector<int> placed;
-  for (const int b : order) {
-    const Item& item = items[b];
-    if (item.fixed_offset) {
-      offsets[b] = *item.fixed_offset;
-    } else {
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> taken;  // [offset, top) of live neighbours
-      for (const int other : placed)
-        if (live_together(item, items[other])) taken.emplace_back(offsets[other], offsets[other] + items[other].size);
-      std::sort(taken.begin(), taken.end());
-      std::uint64_t candidate = 0;
-      for (const auto& [offset, top] : taken) {
-        if (offset >= candidate + item.size) break;  // the gap below this one is big enough
-        candidate = std::max(candidate, align_up(top, item.alignment));
-      }
-      offsets[b] = candidate;
-    }
-    placed.push_back(b);
-  }
-  return offsets;
 }
 
 }  // namespace tightfit::plan::detail

@@ -24,8 +24,4 @@ std::uint64_t peak_of(const std::vector<Item>& items, const std::vector<std::uin
 // below every buffer but the top one. `step` receives a step where it is reached.
 std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step);
 
-// TFLite Micro's greedy-by-size: pinned items at their offsets, then the others from the
-// largest down, each at the lowest aligned offset clear of the items placed before it.
-std::vector<std::uint64_t> greedy_offsets(const std::vector<Item>& items);
-
 }  // namespace tightfit::plan::detail

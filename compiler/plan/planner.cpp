@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "error.hpp"
+#include "plan/greedy.hpp"
 #include "plan/packer.hpp"
 
 namespace tightfit::plan {
@@ -115,21 +116,25 @@ struct RegionPlan {
 };
 
 // The smallest peak for these items, proven or as close as the deadline allows. Starts from the
-// greedy plan (or `seed`, a plan already known, if that is lower), then alternates two kinds of
-// capacity probes, each a round of the exact search under every preorder with a node limit that
-// doubles every round (so the result depends on the node counts, not the clock, unless the
-// deadline cuts): one at the lower bound, which either finds an optimal plan or raises the
-// bound, and a bisection downwards from the incumbent.
+// better of TFLite Micro's greedy plans with sizes as given and rounded to 16 bytes (so never
+// above Plan::greedy_peak with one region), or from `seed`, a plan already known, if that is
+// lower; then alternates two kinds of capacity probes, each a round of the exact search under
+// every preorder with a node limit that doubles every round (so the result depends on the node
+// counts, not the clock, unless the deadline cuts): one at the lower bound, which either finds
+// an optimal plan or raises the bound, and a bisection downwards from the incumbent.
 RegionPlan minimize_peak(const std::vector<Item>& items, const std::vector<std::uint64_t>& seed,
                          Clock::time_point deadline,
                          const std::function<void(std::uint64_t peak, std::uint64_t bound)>& report) {
   RegionPlan best;
-  best.offsets = detail::greedy_offsets(items);
-  best.peak = detail::peak_of(items, best.offsets);
-  if (!seed.empty() && detail::peak_of(items, seed) < best.peak) {
-    best.offsets = seed;
-    best.peak = detail::peak_of(items, seed);
-  }
+  best.peak = UINT64_MAX;
+  auto adopt_if_lower = [&](const std::vector<std::uint64_t>& offsets) {
+    if (detail::peak_of(items, offsets) >= best.peak) return;
+    best.offsets = offsets;
+    best.peak = detail::peak_of(items, offsets);
+  };
+  adopt_if_lower(detail::greedy_offsets(items, kTflmSizeGranule));
+  adopt_if_lower(detail::greedy_offsets(items, 1));
+  if (!seed.empty()) adopt_if_lower(seed);
   if (items.empty()) return best;
   const std::uint64_t g = granularity(items);
   best.lower_bound = round_up(std::max(detail::live_sum_bound(items, nullptr), pinned_top(items)), g);
@@ -356,7 +361,7 @@ std::uint64_t live_sum_lower_bound(const Problem& problem, int* step) {
   return detail::live_sum_bound(items_of(problem, members), step);
 }
 
-Plan greedy_by_size(const Problem& problem) {
+Plan greedy_by_size(const Problem& problem, std::uint64_t size_granule) {
   check_problem(problem);
   // TFLite Micro has one arena: everything not pinned elsewhere goes to the first region.
   std::vector<std::vector<int>> members(problem.regions.size());
@@ -369,9 +374,12 @@ Plan greedy_by_size(const Problem& problem) {
   bool over_cap = false;
   for (int r = 0; r < static_cast<int>(problem.regions.size()); ++r) {
     const std::vector<Item> items = items_of(problem, members[r]);
-    const std::vector<std::uint64_t> offsets = detail::greedy_offsets(items);
+    const std::vector<std::uint64_t> offsets = detail::greedy_offsets(items, size_granule);
     for (std::size_t i = 0; i < items.size(); ++i) plan.placements[members[r][i]] = {r, offsets[i]};
-    plan.region_peak.push_back(detail::peak_of(items, offsets));
+    std::uint64_t peak = 0;  // TFLM's arena holds the rounded sizes
+    for (std::size_t i = 0; i < items.size(); ++i)
+      peak = std::max(peak, offsets[i] + round_up(items[i].size, size_granule));
+    plan.region_peak.push_back(peak);
     plan.region_lower_bound.push_back(detail::live_sum_bound(items, nullptr));
     plan.peak += plan.region_peak.back();
     over_cap = over_cap || plan.region_peak.back() > problem.regions[r].capacity;

@@ -64,7 +64,7 @@ struct Plan {
   std::vector<std::uint64_t> region_lower_bound;  // per region: proven for the buffers it was given
   std::uint64_t peak = 0;                  // one region: region_peak[0]; several: their sum
   std::uint64_t lower_bound = 0;           // proven: no plan has a smaller `peak`
-  std::uint64_t greedy_peak = 0;           // greedy-by-size (TFLite Micro) on the same problem, no cap
+  std::uint64_t greedy_peak = 0;           // greedy_by_size(problem): TFLite Micro's arena, no cap
   int peak_step = 0;                       // a step where the live (aligned) sizes sum to the most
   std::vector<int> peak_buffers;           // the buffers live at peak_step
   std::string reason;                      // Infeasible: one line with the cap, the minimum, the peak step
@@ -78,9 +78,17 @@ struct Plan {
 // is infeasible only if no choice of regions fits (or none was found in time: `reason` says).
 Plan solve(const Problem& problem, const Options& options);
 
-// TFLite Micro's GreedyMemoryPlanner: pinned buffers first, then the rest by size, largest
-// first, each at the lowest offset where it fits. Never fails on capacity (it may exceed it).
-Plan greedy_by_size(const Problem& problem);
+// TFLite Micro rounds every buffer's size up to this before planning (MicroArenaBufferAlignment).
+inline constexpr std::uint64_t kTflmSizeGranule = 16;
+
+// TFLite Micro's GreedyMemoryPlanner, to the byte, with the buffers added in Problem order (the
+// order breaks ties of size) and each size first rounded up to `size_granule`: pinned buffers
+// first, then the rest by size, largest first, each at the lowest offset where it fits
+// (plan/greedy.hpp). With the default granule, `peak` is the arena a TFLM user would need for
+// these buffers; with 1, the planner's figure on the sizes as given. TFLM has one arena: every
+// buffer not pinned elsewhere goes to the first region. Offsets honour the buffers' alignments
+// (a no-op when they divide the granule, as TFLM's do). Never fails on capacity (it may exceed it).
+Plan greedy_by_size(const Problem& problem, std::uint64_t size_granule = kTflmSizeGranule);
 
 // The largest sum of sizes live at one step (in one region's alignment), a bound no plan beats.
 // `step`, when given, receives a step where it is reached.
