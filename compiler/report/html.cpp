@@ -147,7 +147,7 @@ std::string comparison_bars(const Document& d) {
         esc(label), ours ? " ours" : "", 100.0 * static_cast<double>(bytes) / widest, bytes, human_bytes(bytes), esc(note));
   };
   return "<h2>Against other planners, same schedule</h2>\n<div class=\"bars\">\n" +
-         bar("tightfit (exact)", d.arena_bytes, true) + bar("greedy by size (TFLite Micro)", d.greedy_by_size_bytes, false) +
+         bar("tightfit (exact)", d.arena_bytes, true) + bar("TFLite Micro greedy (sizes rounded to 16 B)", d.greedy_by_size_bytes, false) +
          bar("no reuse (each tensor its own slot)", d.no_reuse_bytes, false) + "</div>\n";
 }
 

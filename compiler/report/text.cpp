@@ -195,7 +195,7 @@ std::string savings_section(const Document& d) {
   };
   std::string out = fmt::format("{:<40}{:>10}   {}\n", "Other planners, same schedule", "bytes", "tightfit saves");
   out += fmt::format("  {:<38}{:>10}\n", "tightfit (this plan)", d.arena_bytes);
-  out += fmt::format("  {:<38}{:>10}   {}\n", "greedy by size (TFLite Micro)", d.greedy_by_size_bytes,
+  out += fmt::format("  {:<38}{:>10}   {}\n", "TFLite Micro greedy (sizes to 16 B)", d.greedy_by_size_bytes,
                      saving(d.greedy_by_size_bytes));
   out += fmt::format("  {:<38}{:>10}   {}\n\n", "no reuse (each tensor its own slot)", d.no_reuse_bytes,
                      saving(d.no_reuse_bytes));
