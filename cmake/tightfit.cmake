@@ -76,6 +76,11 @@ function(tightfit_add_model target model)
     list(APPEND depends "${memory}")
   endif()
   list(APPEND args ${arg_OPTIONS})
+  # In a firmware build for a core of arm-none-eabi.cmake the report's flash is linked for that core.
+  if(CMAKE_CROSSCOMPILING AND TIGHTFIT_CORE AND CMAKE_CXX_COMPILER MATCHES "arm-none-eabi"
+     AND NOT "--target" IN_LIST arg_OPTIONS)
+    list(APPEND args --target "${TIGHTFIT_CORE}")
+  endif()
 
   # The arguments go into a stamp file that is rewritten only when they change, so that a changed
   # option, and only that, reruns the compile.

@@ -6,6 +6,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/compile_options.hpp"
+#include "cli/flash_link.hpp"
+#include "cli/target.hpp"
 #include "cli/progress.hpp"
 #include "driver/pipeline.hpp"
 #include "error.hpp"
@@ -26,7 +28,12 @@ void add_compile_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", *quiet, "Print nothing on success");
   cmd->add_option("--plan-csv", *plan_csv,
                   "Also write the buffers and their offsets in MiniMalloc's CSV format (one region only)");
-  cmd->callback([options, out_dir, quiet, plan_csv] {
+  auto target = std::make_shared<std::string>();
+  cmd->add_option("--target", *target,
+                  "Link the generated code for this board's core (mps2-an386: Cortex-M4, mps2-an500: Cortex-M7) or core "
+                  "(cortex-m4, ...) and report its flash as measured; 'none': an estimate. Default: mps2-an386 when "
+                  "arm-none-eabi-g++ is on the PATH, else none");
+  cmd->callback([options, out_dir, quiet, plan_csv, target] {
     driver::CompileOptions compile = finish_compile_options(*options);
     driver::CompiledModel model;
     {
@@ -36,6 +43,14 @@ void add_compile_command(CLI::App& app) {
     }
     if (!plan_csv->empty() && model.regions.size() != 1)
       throw Error("--plan-csv: the CSV format has no regions; it needs a single-region plan", kExitUsage);
+    // The flash as the target links it: the core of a board, or a core named directly.
+    std::string core = target->empty() ? (arm_toolchain_found() ? "mps2-an386" : "none") : *target;
+    if (const char* board = board_core(core)) core = board;
+    if (core != "none") {
+      add_linked_flash(model, link_for_core(model, compile.name, core, compile.weights_section));
+      if (const auto problems = report::check_report(model.report); !problems.empty())
+        throw Error(compile.model + ": internal error: the report breaks its schema: " + problems.front());
+    }
     driver::write_outputs(model, *out_dir, compile.name);
     if (!plan_csv->empty()) write_file(*plan_csv, plan::csv_text(model.lifetimes.problem.buffers, model.plan));
     if (*quiet) return;

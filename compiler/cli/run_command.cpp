@@ -21,6 +21,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/compile_options.hpp"
+#include "cli/target.hpp"
 #include "driver/pipeline.hpp"
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
@@ -56,6 +57,12 @@ struct Board {
   const char* core;
 };
 constexpr Board kBoards[] = {{"mps2-an386", "cortex-m4"}, {"mps2-an500", "cortex-m7"}};
+
+const Board* find_board(const std::string& name) {
+  for (const Board& b : kBoards)
+    if (name == b.name) return &b;
+  return nullptr;
+}
 
 // C++ spelling of an integer element type, for the harness.
 const char* c_type(ir::DType t) {
@@ -247,15 +254,6 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
 
 std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
-// The root of tightfit's sources: runtime/, cmake/ and firmware/ (TIGHTFIT_SOURCE_DIR overrides).
-fs::path source_dir() {
-  const char* env = std::getenv("TIGHTFIT_SOURCE_DIR");
-  const fs::path root = env ? env : TIGHTFIT_SOURCE_DIR;
-  if (!fs::exists(root / "runtime" / "include" / "tightfit" / "kernels.hpp"))
-    throw Error("run: tightfit's runtime is not in " + root.string() + " (set TIGHTFIT_SOURCE_DIR)");
-  return root;
-}
-
 // Runs a shell command with its output in `log`; on failure throws the log's first error line.
 void run_logged(const std::string& command, const fs::path& log, const std::string& what) {
   if (interrupt::run_shell(command + " > " + shell_quoted(log.string()) + " 2>&1") == 0) return;
@@ -274,9 +272,7 @@ void run_logged(const std::string& command, const fs::path& log, const std::stri
 // the outputs it prints and shows the figures it measured.
 void run_on_target(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
                    const fs::path& dir) {
-  const Board* board = nullptr;
-  for (const Board& b : kBoards)
-    if (options.target == b.name) board = &b;
+  const Board* board = find_board(options.target);
   if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500)", kExitUsage);
   if (model.regions.size() != 1 || !compile.io_in_arena)
     throw Error("run: --target runs single-region models with their inputs and outputs in the arena", kExitUsage);
@@ -486,6 +482,19 @@ void run_model(const RunOptions& options) {
 }
 
 }  // namespace
+
+fs::path source_dir() {
+  const char* env = std::getenv("TIGHTFIT_SOURCE_DIR");
+  const fs::path root = env ? env : TIGHTFIT_SOURCE_DIR;
+  if (!fs::exists(root / "runtime" / "include" / "tightfit" / "kernels.hpp"))
+    throw Error("tightfit's runtime is not in " + root.string() + " (set TIGHTFIT_SOURCE_DIR)");
+  return root;
+}
+
+const char* board_core(const std::string& board) {
+  const Board* b = find_board(board);
+  return b ? b->core : nullptr;
+}
 
 void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Compile a model, build it for the host and run it on .npy inputs");

@@ -140,6 +140,12 @@ Document read_document(const json& report) {
   d.flash_weights_bytes = flash.at("weights_bytes").get<std::uint64_t>();
   d.flash_schedule_bytes = flash.at("schedule_bytes").get<std::uint64_t>();
   d.flash_code_estimate_bytes = flash.at("code_estimate_bytes").get<std::uint64_t>();
+  if (flash.contains("linked")) {
+    const json& l = flash.at("linked");
+    d.flash_linked = LinkedFlash{l.at("core").get<std::string>(), l.at("method").get<std::string>(),
+                                 l.at("text_bytes").get<std::uint64_t>(), l.at("rodata_bytes").get<std::uint64_t>(),
+                                 l.at("data_bytes").get<std::uint64_t>(), l.at("weights_bytes").get<std::uint64_t>()};
+  }
   d.greedy_by_size_bytes = report.at("comparisons").at("greedy_by_size_bytes").get<std::uint64_t>();
   d.no_reuse_bytes = report.at("comparisons").at("no_reuse_bytes").get<std::uint64_t>();
   for (const auto& s : report.at("steps")) d.steps.push_back(read_step(s));

@@ -56,6 +56,13 @@ struct Measured {
   bool arena_as_planned() const;                                  // arena == planned, both known
 };
 
+// flash.linked: the generated code linked alone for a core (docs/report.md).
+struct LinkedFlash {
+  std::string core, method;
+  std::uint64_t text_bytes = 0, rodata_bytes = 0, data_bytes = 0, weights_bytes = 0;
+  std::uint64_t total() const { return text_bytes + rodata_bytes + data_bytes + weights_bytes; }
+};
+
 struct Document {
   std::string tool, model, name, status;
   std::uint64_t arena_bytes = 0, lower_bound_bytes = 0, gap_bytes = 0, weights_bytes = 0;
@@ -64,6 +71,7 @@ struct Document {
   double planner_time_limit_s = 0;
   std::vector<Region> regions;
   std::uint64_t flash_weights_bytes = 0, flash_schedule_bytes = 0, flash_code_estimate_bytes = 0;
+  std::optional<LinkedFlash> flash_linked;  // absent: the flash figure is the estimate
   std::uint64_t greedy_by_size_bytes = 0, no_reuse_bytes = 0;
   std::vector<Step> steps;
   std::vector<std::uint64_t> peak_steps;
@@ -71,7 +79,10 @@ struct Document {
   std::optional<Failure> failure;
   std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
-  std::uint64_t flash_bytes() const { return flash_weights_bytes + flash_schedule_bytes + flash_code_estimate_bytes; }
+  // Linked for a core when it was, else weights + the estimate.
+  std::uint64_t flash_bytes() const {
+    return flash_linked ? flash_linked->total() : flash_weights_bytes + flash_schedule_bytes + flash_code_estimate_bytes;
+  }
   std::uint64_t macs() const;  // of all steps
   const Buffer* find_buffer(const std::string& tensor) const;
   // The tensors live at `step` with their sizes (0 for a name that is no buffer), biggest first.

@@ -109,9 +109,14 @@ std::string summary_cards(const Document& d) {
   } else {
     out += card("Cap (--max-ram)", "none", "no limit was given");
   }
-  out += card("Flash", human_bytes(d.flash_bytes()),
-              fmt::format("weights {} + code ~{} + schedule {} B", d.flash_weights_bytes, d.flash_code_estimate_bytes,
-                          d.flash_schedule_bytes));
+  if (const auto& l = d.flash_linked)
+    out += card("Flash", human_bytes(d.flash_bytes()),
+                fmt::format("weights {} + code {} + constants {} + .data {} B, linked for {}", l->weights_bytes,
+                            l->text_bytes, l->rodata_bytes, l->data_bytes, l->core));
+  else
+    out += card("Flash", human_bytes(d.flash_bytes()),
+                fmt::format("weights {} + code ~{} + schedule {} B (an estimate)", d.flash_weights_bytes,
+                            d.flash_code_estimate_bytes, d.flash_schedule_bytes));
   out += card("Inputs and outputs", d.io_in_arena ? "in the arena" : "outside",
               d.io_in_arena ? "counted in the RAM above" : "the caller owns their buffers");
   return out + "</section>\n";

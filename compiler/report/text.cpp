@@ -133,8 +133,16 @@ std::string ram_section(const Document& d) {
 }
 
 std::string flash_section(const Document& d) {
-  return fmt::format("Flash  {} B ({}) = weights {} + code (estimate) {} + schedule {}\n\n", d.flash_bytes(),
-                     human_bytes(d.flash_bytes()), d.flash_weights_bytes, d.flash_code_estimate_bytes,
+  if (const auto& l = d.flash_linked)
+    return fmt::format("Flash  {} B ({}) = weights {} + code {} + constants {} + .data {}\n"
+                       "       linked for {} ({}): the generated code and what it calls;\n"
+                       "       a firmware adds its own start-up and board support code\n\n",
+                       d.flash_bytes(), human_bytes(d.flash_bytes()), l->weights_bytes, l->text_bytes, l->rodata_bytes,
+                       l->data_bytes, l->core, l->method);
+  return fmt::format("Flash  {} B ({}) = weights {} + code (estimate) {} + schedule {}\n"
+                     "       an estimate (no core linked: see --target): it leaves out the kernels' real size, often\n"
+                     "       several times 600 B each with their fast paths, their constant tables, and the C library\n\n",
+                     d.flash_bytes(), human_bytes(d.flash_bytes()), d.flash_weights_bytes, d.flash_code_estimate_bytes,
                      d.flash_schedule_bytes);
 }
 

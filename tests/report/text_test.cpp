@@ -6,9 +6,12 @@
 #include <sstream>
 
 #include "report/report.hpp"
+#include "report/units.hpp"
 #include "synthetic_report.hpp"
 
 using nlohmann::json;
+using tightfit::report::check_report;
+using tightfit::report::human_bytes;
 using tightfit::report::render_text;
 using tightfit::report::testing::fixture;
 
@@ -87,6 +90,20 @@ TEST_CASE("the RAM summary gives the JSON's arena, cap and, per region, peak, bo
                      Catch::Contains(fmt::format("{} B", u64(report["cap_bytes"]) - u64(report["arena_bytes"]))));
     }
   }
+}
+
+TEST_CASE("linked for a core, the flash line is the link's figures, weights apart", "[report][text]") {
+  json report = fixture("layers200");
+  const std::uint64_t weights = u64(report["flash"]["weights_bytes"]);
+  report["flash"]["linked"] = {{"core", "cortex-m7"}, {"method", "arm-none-eabi-g++ 12.2.1 -O2"}, {"text_bytes", 9500},
+                               {"rodata_bytes", 870}, {"data_bytes", 4}, {"weights_bytes", weights + 16}};
+  const std::string text = render_text(report);
+  CHECK(line_starting(text, "Flash") == fmt::format("Flash  {} B ({}) = weights {} + code 9500 + constants 870 + .data 4",
+                                                    weights + 16 + 10374, human_bytes(weights + 16 + 10374), weights + 16));
+  CHECK_THAT(text, Catch::Contains("linked for cortex-m7 (arm-none-eabi-g++ 12.2.1 -O2)"));
+  CHECK_THAT(render_text(fixture("layers200")), Catch::Contains("an estimate (no core linked"));
+  report["flash"]["linked"].erase("text_bytes");
+  CHECK_FALSE(check_report(report).empty());
 }
 
 TEST_CASE("the flash line and the savings are the JSON's numbers", "[report][text]") {
