@@ -1349,6 +1349,10 @@ class Importer {
         if (!zero) throw Error("a pad value other than 0 is not supported");
       } else {
         const auto value = constant_ints(n, 2);
+        // An integer graph input read by no QLinear operator before this Pad has no zero point yet.
+        if (x.quant.zero_point.empty())
+          throw Error(fmt::format("the pad value cannot be checked against the zero point of '{}': no operator states "
+                                  "its quantization before this Pad", x.name));
         if (value.size() != 1 || value[0] != x.quant.zero_point[0]) throw Error("the pad value must be the input's zero point");
       }
     }
