@@ -518,9 +518,10 @@ class Emitter {
     const std::string t = array(id + "_table", "float", std::vector<float>(table, table + 256));
     const std::string block =
         params("SoftmaxParams", id,
-               fmt::format("{},{},{},{}", x.elements() / row, row, y.quant.zero_point[0],
-                           float_literal(tightfit::softmax_output_scale_inv(y.quant.scale[0]))),
-               4);
+               fmt::format("{},{},{},{},{},{},{}", x.elements() / row, row, y.quant.zero_point[0],
+                           float_literal(tightfit::softmax_output_scale_inv(y.quant.scale[0])), n.attrs.act_min,
+                           n.attrs.act_max, n.attrs.softmax_wraps ? 1 : 0),
+               7);
     call(n, fmt::format("tightfit::softmax<{}>({}, {}, {}, {})", t_of(n), block, t, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

@@ -1151,6 +1151,7 @@ class Importer {
       const auto* opset = find_attr(n, "opset");
       if (!opset) throw Error("attribute opset is missing");
       attrs.axis = softmax_axis(n, tensor(x).shape, static_cast<int>(opset->i()));
+      attrs.softmax_wraps = true;
     }
     const ir::TensorId out = add_activation(n.output(0), yq.dtype, tensor(x).shape, &yq.quant);
     ir::Node& node = emit(n, unary_kind(n.op_type()), n.op_type(), {x}, out);

@@ -539,7 +539,8 @@ def softmax_cases(b, rng):
         y_scale = f32(1.0 / 256.0)
         y_zp = -128 if t == "int8" else 0
         node = qlinear_node("QLinearSoftmax", axis=axis, opset=opset)
-        unary_case(b, name, "softmax", t, [node], x, x_scale, x_zp, y_scale, y_zp, {"axis": axis, "opset": opset})
+        unary_case(b, name, "softmax", t, [node], x, x_scale, x_zp, y_scale, y_zp,
+                   {"axis": axis, "opset": opset, "wrap": 1})
 
 
 def lookup_cases(b, rng):
@@ -672,7 +673,30 @@ def telling_softmax_cases(b, rng):
             x_zp = random_zp(rng, t)
             node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
             unary_case(b, f"softmax_{sfx}_telling_{i}", "softmax", t, [node], x, x_scale, x_zp, y_scale, y_zp,
-                       {"axis": -1, "opset": 13})
+                       {"axis": -1, "opset": 13, "wrap": 1})
+
+
+def dominant_softmax_cases(b):
+    """Two-class rows where one logit dominates, output scale 1/256: the winner's exact result is
+    256 + zero point. QLinearSoftmax caps only at 255, so int8 (zero point -128) gets 128, which
+    wraps to -128 in ORT; the QDQ form (DequantizeLinear -> Softmax -> QuantizeLinear, run in
+    float) saturates to 127. uint8 (zero point 0) gets 255 either way."""
+    for t in ("int8", "uint8"):
+        sfx = "s8" if t == "int8" else "u8"
+        lo, hi = qrange(t)
+        mid = (lo + hi + 1) // 2
+        rows = [(hi, lo), (lo, hi), (hi, mid), (hi - 10, lo + 5), (mid, mid), (mid + 3, mid)]
+        x = np.array(rows, dtype=NP_TYPES[t])
+        y_scale, y_zp = f32(1.0 / 256.0), (-128 if t == "int8" else 0)
+        x_zp = mid
+        node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
+        unary_case(b, f"softmax_{sfx}_dominant", "softmax", t, [node], x, f32(0.1), x_zp, y_scale, y_zp,
+                   {"axis": -1, "opset": 13, "wrap": 1})
+        nodes = [helper.make_node("DequantizeLinear", ["x", "x_scale", "x_zp"], ["xf"]),
+                 helper.make_node("Softmax", ["xf"], ["yf"], axis=-1),
+                 helper.make_node("QuantizeLinear", ["yf", "y_scale", "y_zp"], ["y"])]
+        unary_case(b, f"softmax_qdq_{sfx}_dominant", "softmax", t, nodes, x, f32(0.1), x_zp, y_scale, y_zp,
+                   {"axis": -1, "opset": 13, "wrap": 0})
 
 
 def avgpool_reference(t, x, x_scale, x_zp, y_scale, y_zp, variant):
@@ -853,6 +877,7 @@ def main():
     telling_whole_image_avgpool_cases(b, rng)
     layout_cases(b, rng)
     quantize_cases(b, rng)
+    dominant_softmax_cases(b)
     b.run()
 
 

@@ -414,8 +414,11 @@ inline void concat(const ConcatParams& p, const T* const* inputs, const uint8_t*
 // com.microsoft QLinearSoftmax (ORT: QlinearSoftmaxCPU with its float table):
 // the table holds exp((i - 255 + shift) * x_scale); each row is shifted so its
 // maximum meets the table's top, the float sum is taken in order, and every
-// output is nearbyint(e * floor(1 / y_scale) / sum) + zero point.  ORT
-// saturates at 255 only, so an int8 result above 127 wraps as it does in ORT.
+// output is nearbyint(e * floor(1 / y_scale) / sum) + zero point.
+// QLinearSoftmax (p.wrap) caps at 255 only, so an int8 result above 127 wraps
+// as it does in ORT (onnxruntime 1.23: qlinear_softmax.cc, QlinearSoftmaxCPU
+// <int8_t>); the QDQ form saturates to [output_min, output_max] as its
+// QuantizeLinear does.
 template <typename T>
 inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* out) {
   constexpr bool kSigned = QuantLimits<T>::kMin < 0;
@@ -432,7 +435,11 @@ inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* 
     for (int32_t i = 0; i < p.row_len; ++i) {
       const float e = table[static_cast<uint8_t>(x[i] + shift)];
       const int32_t q = static_cast<int32_t>(round_half_even((e * p.output_scale_inv) / sum)) + p.output_zero_point;
-      y[i] = q > 255 ? static_cast<T>(255) : static_cast<T>(q);
+      if (p.wrap) {
+        y[i] = q > 255 ? static_cast<T>(255) : static_cast<T>(q);
+      } else {
+        y[i] = static_cast<T>(q < p.output_min ? p.output_min : q > p.output_max ? p.output_max : q);
+      }
     }
   }
 }

@@ -180,11 +180,17 @@ struct ConcatParams {
 // elements: the code generator makes the reduced axis (axes, for opset < 13)
 // innermost.  table: 256 floats from build_softmax_table(); output_scale_inv
 // is softmax_output_scale_inv(y_scale) (ORT: floor(1 / y_scale)).
+// wrap = 1: QLinearSoftmax's own rule (a result above 255 becomes 255, then
+// the cast to T wraps: int8 128 -> -128); wrap = 0: the QDQ form, whose
+// QuantizeLinear saturates, clamped to [output_min, output_max].
 struct SoftmaxParams {
   int32_t rows;
   int32_t row_len;
   int32_t output_zero_point;
   float output_scale_inv;
+  int32_t output_min;
+  int32_t output_max;
+  int32_t wrap;
 };
 
 // ---------------------------------------------------------------------------
