@@ -25,6 +25,7 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_option("--alignment", c.alignment, "Alignment of every buffer in bytes (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
+  cmd.add_flag("!--no-reorder", c.reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");
 }
 
 namespace {

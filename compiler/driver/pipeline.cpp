@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string_view>
 
 
@@ -121,6 +123,45 @@ plan::Problem make_problem(const CompileOptions& options, const schedule::Lifeti
     problem.buffers[buffer].pin = plan::Pin{static_cast<int>(region - regions.begin()), pin.offset};
   }
   return problem;
+}
+
+// One order of the nodes with its buffers and their plan.
+struct Scheduled {
+  std::vector<int> order;  // file indices in execution order
+  ir::Graph graph;         // the nodes in that order
+  schedule::Lifetimes lifetimes;
+  plan::Problem problem;
+  plan::Plan plan;
+};
+
+// One buffer per tensor that needs memory, plus kernel scratch, live over the graph's node order.
+schedule::Lifetimes lifetimes_of(const CompileOptions& options, const ir::Graph& graph) {
+  schedule::LifetimeOptions lifetime_options;
+  lifetime_options.alignment = options.alignment;
+  lifetime_options.io_in_arena = options.io_in_arena;
+  return schedule::compute_lifetimes(
+      graph, [&](const ir::Node& n) { return emit::scratch_bytes(graph, n); }, lifetime_options);
+}
+
+Scheduled schedule_and_plan(const CompileOptions& options, const ir::Graph& graph, const std::vector<int>& order,
+                            const std::vector<RegionSpec>& regions, const std::vector<PinSpec>& pins, double seconds) {
+  Scheduled s{order, graph, {}, {}, {}};
+  schedule::reorder_nodes(s.graph, order);
+  s.lifetimes = lifetimes_of(options, s.graph);
+  s.problem = make_problem(options, s.lifetimes, s.graph, regions, pins);
+  plan::Options plan_options;
+  plan_options.time_limit_seconds = seconds;
+  plan_options.on_progress = options.on_plan_progress;
+  s.plan = plan::solve(s.problem, plan_options);
+  return s;
+}
+
+// Whether plan `a` beats `b`: it fits under the caps where `b` does not, or takes fewer bytes;
+// on a tie, the file order wins.
+bool better_plan(const plan::Plan& a, const plan::Plan& b, bool a_in_file_order) {
+  const bool a_fits = a.status != plan::Status::Infeasible, b_fits = b.status != plan::Status::Infeasible;
+  if (a_fits != b_fits) return a_fits;
+  return a.peak < b.peak || (a.peak == b.peak && a_in_file_order);
 }
 
 json shape_json(const std::vector<std::int64_t>& shape) { return json(shape); }
@@ -247,6 +288,16 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
             {"schedule_bytes", code.schedule_bytes},
             {"code_estimate_bytes", code.code_estimate_bytes}}},
           {"comparisons", {{"greedy_by_size_bytes", tflm_greedy_bytes(problem, lt)}, {"no_reuse_bytes", no_reuse}}},
+          {"order",
+           {{"search", m.order.search},
+            {"reordered", m.order.moved_nodes > 0},
+            {"moved_nodes", m.order.moved_nodes},
+            {"states", m.order.states},
+            {"search_gap_bytes", m.order.search_gap_bytes},
+            {"candidates", m.order.candidates},
+            {"file_order_bound_bytes", m.order.file_order_bound_bytes},
+            {"bound_bytes", plan::live_sum_lower_bound(problem)},
+            {"file_order_arena_bytes", m.order.file_order_arena_bytes}}},
           {"steps", steps},
           {"peak_steps", peak_steps},
           {"buffers", buffers},
@@ -275,25 +326,52 @@ CompiledModel compile_model(const CompileOptions& options) {
   // 2. The schedule: channels-last activations, float edges moved into the API.
   schedule::to_channels_last(m.graph);
 
-  // 3. Lifetimes: one buffer per tensor that needs memory, plus kernel scratch.
-  schedule::LifetimeOptions lifetime_options;
-  lifetime_options.alignment = options.alignment;
-  lifetime_options.io_in_arena = options.io_in_arena;
-  m.lifetimes = schedule::compute_lifetimes(
-      m.graph, [&](const ir::Node& n) { return emit::scratch_bytes(m.graph, n); }, lifetime_options);
-
-  // 4. The memory plan.
+  // 3. The order and 4. the memory plan, solved together: the order search (schedule/order.hpp)
+  // gives the order with the least live-sum bound; the exact planner places the buffers of that
+  // order, of the file order and, when the first misses its bound, of another order tied with it,
+  // and the smallest arena wins (the file order on a tie). They share the planner's time limit.
   std::vector<PinSpec> pins = options.pins;
   if (!options.memory_file.empty()) {
     read_memory_file(options.memory_file, m.regions, pins);
   } else {
     m.regions.push_back({"arena", options.max_ram, options.arena_section});
   }
-  const plan::Problem problem = make_problem(options, m.lifetimes, m.graph, m.regions, pins);
-  plan::Options plan_options;
-  plan_options.time_limit_seconds = options.time_limit_seconds;
-  plan_options.on_progress = options.on_plan_progress;
-  m.plan = plan::solve(problem, plan_options);
+  std::vector<int> file_order(m.graph.nodes.size());
+  for (std::size_t v = 0; v < file_order.size(); ++v) file_order[v] = static_cast<int>(v);
+  std::vector<std::vector<int>> candidates{file_order};
+  schedule::OrderResult searched;
+  if (options.reorder) {
+    searched = schedule::best_order(schedule::order_problem(m.graph, lifetimes_of(options, m.graph)));
+    m.order.search = searched.exact ? "exact" : "beam";
+    m.order.states = searched.states;
+    m.order.search_gap_bytes = searched.peak - searched.lower_bound;
+    if (searched.order != file_order) candidates.insert(candidates.begin(), searched.order);
+    if (!searched.other_best_order.empty() && searched.other_best_order != file_order)
+      candidates.push_back(searched.other_best_order);
+  }
+  const std::size_t tied = candidates.size() - (searched.other_best_order.empty() ? 0 : 1);
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Scheduled> chosen;
+  m.order.candidates = 0;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    // The tied order is only worth its time when the first missed its bound.
+    if (c == tied && chosen->plan.peak <= chosen->plan.lower_bound) break;
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = std::max(0.0, options.time_limit_seconds - spent) / static_cast<double>(candidates.size() - c);
+    Scheduled s = schedule_and_plan(options, m.graph, candidates[c], m.regions, pins, seconds);
+    ++m.order.candidates;
+    if (candidates[c] == file_order) {
+      m.order.file_order_bound_bytes = plan::live_sum_lower_bound(s.problem);
+      m.order.file_order_arena_bytes = s.plan.peak;
+    }
+    if (!chosen || better_plan(s.plan, chosen->plan, candidates[c] == file_order)) chosen = std::move(s);
+  }
+  for (std::size_t step = 0; step < chosen->order.size(); ++step)
+    m.order.moved_nodes += chosen->order[step] != static_cast<int>(step);
+  m.graph = std::move(chosen->graph);
+  m.lifetimes = std::move(chosen->lifetimes);
+  m.plan = std::move(chosen->plan);
+  const plan::Problem problem = std::move(chosen->problem);
   if (m.plan.status == plan::Status::Infeasible)
     throw Error(options.model + ": " + m.plan.reason, kExitCapTooSmall);
   if (const auto broken = plan::validate(problem, m.plan); !broken.empty())

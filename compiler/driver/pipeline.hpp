@@ -1,5 +1,5 @@
-// The compiler as one function: ONNX import -> channels-last schedule -> lifetimes -> memory plan
-// -> C++ emission -> report. Every stage is called here, in order; read this file to follow a
+// The compiler as one function: ONNX import -> channels-last schedule -> order -> lifetimes ->
+// memory plan -> C++ emission -> report. Every stage is called here, in order; read this file to follow a
 // model through tightfit.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include "ir/ir.hpp"
 #include "plan/planner.hpp"
 #include "schedule/lifetimes.hpp"
+#include "schedule/order.hpp"
 
 namespace tightfit::driver {
 
@@ -40,14 +41,27 @@ struct CompileOptions {
   double time_limit_seconds = 5.0;
   bool io_in_arena = true;
   bool pin_batch = false;
+  bool reorder = true;                   // false (--no-reorder): the nodes run in the ONNX file's order
   std::uint32_t alignment = 4;
   std::string weights_section;           // empty: the toolchain's .rodata
   std::string arena_section;             // for the single arena; empty: plain .bss
   std::function<void(const plan::Progress&)> on_plan_progress;  // may be empty
 };
 
+// How the order of the nodes was chosen (schedule/order.hpp), for the report.
+struct OrderChoice {
+  const char* search = "off";               // "exact", "beam" (the state budget ran out) or "off"
+  std::uint64_t states = 0;                 // sets of nodes the search visited
+  std::uint64_t search_gap_bytes = 0;       // beam: how far its order may be from the least peak
+  int moved_nodes = 0;                      // nodes not at their file position
+  int candidates = 1;                       // orders planned, the file order among them
+  std::uint64_t file_order_bound_bytes = 0; // live-sum bound of the ONNX file order
+  std::uint64_t file_order_arena_bytes = 0; // the planned arena in the file order
+};
+
 struct CompiledModel {
-  ir::Graph graph;                       // after the channels-last stage: what the code runs
+  ir::Graph graph;                       // after the channels-last stage and the order: what the code runs
+  OrderChoice order;
   schedule::Lifetimes lifetimes;
   std::vector<RegionSpec> regions;
   plan::Plan plan;

@@ -155,6 +155,14 @@ Document read_document(const json& report) {
     d.failure = Failure{f.at("cap_bytes").get<std::uint64_t>(), f.at("minimum_bytes").get<std::uint64_t>(),
                         f.at("peak_step").get<std::uint64_t>(), f.at("tensors").get<std::vector<std::string>>()};
   }
+  if (report.contains("order")) {
+    const json& o = report.at("order");
+    d.order = Order{o.at("search").get<std::string>(),           o.at("reordered").get<bool>(),
+                    o.at("moved_nodes").get<std::uint64_t>(),     o.at("states").get<std::uint64_t>(),
+                    o.at("search_gap_bytes").get<std::uint64_t>(), o.at("candidates").get<std::uint64_t>(),
+                    o.at("file_order_bound_bytes").get<std::uint64_t>(), o.at("bound_bytes").get<std::uint64_t>(),
+                    o.at("file_order_arena_bytes").get<std::uint64_t>()};
+  }
   if (report.contains("measured")) d.measured = read_measured(report.at("measured"));
   return d;
 }

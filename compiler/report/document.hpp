@@ -42,6 +42,14 @@ struct Failure {
   std::vector<std::string> tensors;
 };
 
+// How the nodes' order was chosen (the report's "order").
+struct Order {
+  std::string search;  // exact, beam or off
+  bool reordered = false;
+  std::uint64_t moved_nodes = 0, states = 0, search_gap_bytes = 0, candidates = 0;
+  std::uint64_t file_order_bound_bytes = 0, bound_bytes = 0, file_order_arena_bytes = 0;
+};
+
 // What `tightfit run --target` measured on a board; none where the firmware printed no figure.
 struct Measured {
   std::string board, core, method;
@@ -77,6 +85,7 @@ struct Document {
   std::vector<std::uint64_t> peak_steps;
   std::vector<Buffer> buffers;
   std::optional<Failure> failure;
+  std::optional<Order> order;        // absent in reports of older versions
   std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
   // Linked for a core when it was, else weights + the estimate.

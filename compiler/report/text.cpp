@@ -132,6 +132,31 @@ std::string ram_section(const Document& d) {
   return out;
 }
 
+// How the order was chosen, and what it saved against the ONNX file order.
+std::string order_section(const Document& d) {
+  if (!d.order) return "";
+  const Order& o = *d.order;
+  if (o.search == "off")
+    return fmt::format("Order  the ONNX file order (--no-reorder); live-sum bound {} B\n", o.file_order_bound_bytes);
+  const std::string kind =
+      o.reordered ? fmt::format("reordered, {} of {} nodes moved", o.moved_nodes, d.steps.size()) : "file order kept";
+  std::string out = fit(fmt::format("Order  {}: live-sum bound {} B in the file order, {} B in this", kind,
+                                    o.file_order_bound_bytes, o.bound_bytes),
+                        kWidth) +
+                    "\n";
+  const std::string search = o.search == "exact"
+                                 ? fmt::format("exact search ({} sets of nodes)", o.states)
+                                 : fmt::format("beam search ({} sets of nodes; up to {} B from the least peak)",
+                                               o.states, o.search_gap_bytes);
+  const std::string saved = o.file_order_arena_bytes > d.arena_bytes
+                                ? fmt::format("saves {} B", o.file_order_arena_bytes - d.arena_bytes)
+                                : std::string("no saving");
+  out += fit(fmt::format("       {}; arena in the file order {} B: {}", search, o.file_order_arena_bytes, saved),
+             kWidth) +
+         "\n";
+  return out;
+}
+
 std::string flash_section(const Document& d) {
   if (const auto& l = d.flash_linked)
     return fmt::format("Flash  {} B ({}) = weights {} + code {} + constants {} + .data {}\n"
@@ -278,7 +303,7 @@ std::string layer_table(const Document& d) {
 
 std::string render_text(const nlohmann::json& report) {
   const Document d = read_document(report);
-  return header(d) + failure_section(d) + ram_section(d) + flash_section(d) + measured_section(d) + savings_section(d) +
+  return header(d) + failure_section(d) + ram_section(d) + order_section(d) + flash_section(d) + measured_section(d) + savings_section(d) +
          peak_section(d) + layer_table(d);
 }
 
