@@ -272,15 +272,59 @@ inline void tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t s
   while (hi > lo && start + (hi - 1) * dilation >= size) --hi;
 }
 
+// n bytes copied or set, 16 at a time (the last vector predicated).
+template <typename T>
+inline void copy_bytes(T* to, const T* from, int32_t n) {
+  for (int32_t i = 0; i < n; i += 16) {
+    const mve_pred16_t m = vctp8q(n - i);
+    vstrbq_p_u8(reinterpret_cast<uint8_t*>(to + i), vldrbq_z_u8(reinterpret_cast<const uint8_t*>(from + i), m), m);
+  }
+}
+template <typename T>
+inline void fill_bytes(T* to, int32_t n, T value) {
+  const uint8x16_t v = vdupq_n_u8(static_cast<uint8_t>(value));
+  for (int32_t i = 0; i < n; i += 16) vstrbq_p_u8(reinterpret_cast<uint8_t*>(to + i), v, vctp8q(n - i));
+}
+
 namespace impl {
 
-// 8 bytes widened to 16-bit lanes, the zero point taken off (it fits: |byte - zp| < 2^9); the
-// lanes at and past `count` read as 0 (their values never reach the output).
-inline int16x8_t centred8(const int8_t* p, mve_pred16_t m, int16x8_t zero_point) {
-  return vsubq_s16(vldrbq_z_s16(p, m), zero_point);
-}
-inline int16x8_t centred8(const uint8_t* p, mve_pred16_t m, int16x8_t zero_point) {
-  return vsubq_s16(vreinterpretq_s16_u16(vldrbq_z_u16(p, m)), zero_point);
+// 8 bytes widened to 16-bit lanes (|byte - zero point| < 2^9 fits); the predicated forms read
+// the lanes at and past the group's end as 0 (their values never reach the output).
+inline int16x8_t widen8(const int8_t* p) { return vldrbq_s16(p); }
+inline int16x8_t widen8(const uint8_t* p) { return vreinterpretq_s16_u16(vldrbq_u16(p)); }
+inline int16x8_t widen8(const int8_t* p, mve_pred16_t m) { return vldrbq_z_s16(p, m); }
+inline int16x8_t widen8(const uint8_t* p, mve_pred16_t m) { return vreinterpretq_s16_u16(vldrbq_z_u16(p, m)); }
+
+// The taps of one output pixel for 8 channels: even += (x - zx)(w - zw) of lanes 0, 2, 4, 6 and
+// odd += those of lanes 1, 3, 5, 7 (VMULLB / VMULLT), over ky in [ky_lo, ky_hi) and kx in
+// [kx_lo, kx_hi). kWeightOffset: the weights' zero point is not 0. kPartial: fewer than 8
+// channels are left (predicated loads).
+template <bool kWeightOffset, bool kPartial, typename T, typename TW>
+inline void depthwise_taps(const T* x_row, const TW* w_row, int32_t rows, int32_t taps, int32_t x_row_step,
+                           int32_t x_tap_step, int32_t w_row_step, int32_t w_tap_step, int16x8_t zx, int16x8_t zw,
+                           mve_pred16_t m, int32x4_t& even, int32x4_t& odd) {
+  for (int32_t ky = 0; ky < rows; ++ky) {
+    const T* xt = x_row;
+    const TW* wt = w_row;
+    for (int32_t kx = 0; kx < taps; ++kx) {
+      int16x8_t xv, wv;
+      if constexpr (kPartial) {
+        xv = widen8(xt, m);
+        wv = widen8(wt, m);
+      } else {
+        xv = widen8(xt);
+        wv = widen8(wt);
+      }
+      xv = vsubq_s16(xv, zx);
+      if constexpr (kWeightOffset) wv = vsubq_s16(wv, zw);
+      even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
+      odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
+      xt += x_tap_step;
+      wt += w_tap_step;
+    }
+    x_row += x_row_step;
+    w_row += w_row_step;
+  }
 }
 
 // Depthwise, depth multiplier 1: out[p][c] = requant(bias[c] + sum over the taps of pixel p
@@ -296,6 +340,7 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   const int32_t channels = p.in_c;
   const int16x8_t zx = vdupq_n_s16(static_cast<int16_t>(p.input_zero_point));
   const int16x8_t zw = vdupq_n_s16(static_cast<int16_t>(p.weight_zero_point));
+  const bool weight_offset = p.weight_zero_point != 0;
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
@@ -315,21 +360,15 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
           const int32_t count = channels - c < 8 ? channels - c : 8;
           const mve_pred16_t m = vctp16q(count);
           int32x4_t even = vdupq_n_s32(0), odd = vdupq_n_s32(0);
+          const int32_t rows = ky_hi - ky_lo, taps = kx_hi - kx_lo;
           const T* x_row = x_first + c;
           const TW* w_row = w_first + c;
-          for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
-            const T* xt = x_row;
-            const TW* wt = w_row;
-            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
-              const int16x8_t xv = centred8(xt, m, zx);
-              const int16x8_t wv = centred8(wt, m, zw);
-              even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
-              odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
-              xt += x_tap_step;
-              wt += channels;
-            }
-            x_row += x_row_step;
-            w_row += w_row_step;
+          if (count == 8 && !weight_offset) {
+            depthwise_taps<false, false>(x_row, w_row, rows, taps, x_row_step, x_tap_step, w_row_step, channels, zx,
+                                         zw, m, even, odd);
+          } else {
+            depthwise_taps<true, true>(x_row, w_row, rows, taps, x_row_step, x_tap_step, w_row_step, channels, zx,
+                                       zw, m, even, odd);
           }
           o.store_every_other(even, c, (count + 1) >> 1, y);
           if (count > 1) o.store_every_other(odd, c + 1, count >> 1, y);
@@ -352,20 +391,33 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
   const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
   const T padding = static_cast<T>(p.input_zero_point);
+  const int32_t row_bytes = p.kernel_w * p.in_c;
   alignas(16) T patch[kPatchBytes];
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         T* e = patch;
-        for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+        int32_t kx_lo, kx_hi;
+        const int32_t ix0 = ox * p.stride_w - p.pad_left;
+        tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes) {
           const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-          for (int32_t kx = 0; kx < p.kernel_w; ++kx, e += p.in_c) {
-            const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
-            if (iy < 0 || iy >= p.in_h || ix < 0 || ix >= p.in_w) {
-              for (int32_t ic = 0; ic < p.in_c; ++ic) e[ic] = padding;
-            } else {
-              const T* x = in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c;
-              for (int32_t ic = 0; ic < p.in_c; ++ic) e[ic] = x[ic];
+          if (iy < 0 || iy >= p.in_h || kx_lo >= kx_hi) {
+            fill_bytes(e, row_bytes, padding);
+          } else if (p.dilation_w == 1) {
+            // The taps of the row inside the image are one run of bytes; the rest is padding.
+            fill_bytes(e, kx_lo * p.in_c, padding);
+            copy_bytes(e + kx_lo * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo) * p.in_c,
+                       (kx_hi - kx_lo) * p.in_c);
+            fill_bytes(e + kx_hi * p.in_c, (p.kernel_w - kx_hi) * p.in_c, padding);
+          } else {
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ix0 + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) {
+                fill_bytes(e + kx * p.in_c, p.in_c, padding);
+              } else {
+                copy_bytes(e + kx * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c, p.in_c);
+              }
             }
           }
         }
