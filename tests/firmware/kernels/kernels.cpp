@@ -1,9 +1,10 @@
-// Runs the target's fast kernels (tightfit::mve on a core with Helium, else tightfit::dsp) and
+// Runs the target's fast kernels (tightfit::mve on a core with Helium, tightfit::dsp on one with
+// the DSP extension, tightfit::v6m on ARMv6-M) and
 // tightfit::portable conv / fully connected kernels on the same random
 // cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
 // dilations, groups, depthwise, zero points, fused clamps, per-channel multipliers, bias or none,
 // unaligned buffers) and compares their outputs byte for byte. Prints
-// "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1" (mve_paths=1 with Helium) and exits 0 when M
+// "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1" (mve_paths=1, v6m_paths=1) and exits 0 when M
 // is 0 (1 otherwise; 3 when the target has no fast paths to check).
 #include <tightfit/kernels.hpp>
 
@@ -20,6 +21,9 @@ constexpr const char* kFastPaths = "mve_paths";
 #elif TIGHTFIT_HAVE_DSP_KERNELS
 namespace fast = tightfit::dsp;
 constexpr const char* kFastPaths = "dsp_paths";
+#elif TIGHTFIT_HAVE_V6M_KERNELS
+namespace fast = tightfit::v6m;
+constexpr const char* kFastPaths = "v6m_paths";
 #endif
 
 uint32_t state = 0x12345678u;
@@ -207,8 +211,8 @@ void all_cases(int32_t rounds) {
 }  // namespace
 
 int main() {
-#if !TIGHTFIT_HAVE_DSP_KERNELS && !TIGHTFIT_HAVE_MVE_KERNELS
-  tf_puts("TIGHTFIT dsp_paths=0 mve_paths=0\n");
+#if !TIGHTFIT_HAVE_DSP_KERNELS && !TIGHTFIT_HAVE_MVE_KERNELS && !TIGHTFIT_HAVE_V6M_KERNELS
+  tf_puts("TIGHTFIT dsp_paths=0 mve_paths=0 v6m_paths=0\n");
   return 3;
 #else
   all_cases<int8_t, int8_t>(150);
