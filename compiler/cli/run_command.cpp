@@ -51,12 +51,19 @@ struct RunOptions {
   int timeout_seconds = 600;
 };
 
-// The boards `--target` knows: firmware/boards/<board>, its core and QEMU machine.
+// The boards `--target` knows: firmware/boards/<board>, its core and the QEMU machine it runs on.
 struct Board {
   const char* name;
   const char* core;
+  const char* machine;
 };
-constexpr Board kBoards[] = {{"mps2-an386", "cortex-m4"}, {"mps2-an500", "cortex-m7"}};
+constexpr Board kBoards[] = {
+    {"mps2-an386", "cortex-m4", "mps2-an386"},
+    {"mps2-an500", "cortex-m7", "mps2-an500"},
+    {"mps3-an547", "cortex-m55", "mps3-an547"},
+    // ARMv6-M image with the RP2040's memory limits, run on a Cortex-M3 board (docs/firmware.md).
+    {"cortex-m0plus", "cortex-m0plus", "mps2-an385"},
+};
 
 const Board* find_board(const std::string& name) {
   for (const Board& b : kBoards)
@@ -273,7 +280,7 @@ void run_logged(const std::string& command, const fs::path& log, const std::stri
 void run_on_target(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
                    const fs::path& dir) {
   const Board* board = find_board(options.target);
-  if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500)", kExitUsage);
+  if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500, mps3-an547, cortex-m0plus)", kExitUsage);
   if (model.regions.size() != 1 || !compile.io_in_arena)
     throw Error("run: --target runs single-region models with their inputs and outputs in the arena", kExitUsage);
   for (const auto& ids : {model.graph.inputs, model.graph.outputs})
@@ -304,7 +311,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   const std::string qemu = fmt::format(
       "timeout {} qemu-system-arm -M {} -nographic -semihosting-config enable=on,target=native "
       "-icount shift=0,align=off,sleep=off -kernel {}",
-      options.timeout_seconds, board->name, shell_quoted((build / "tightfit_run.elf").string()));
+      options.timeout_seconds, board->machine, shell_quoted((build / "tightfit_run.elf").string()));
   const int status = interrupt::run_shell(qemu + " > " + shell_quoted(log.string()) + " 2>&1");
   const std::vector<std::uint8_t> bytes = read_file(log);
   const std::string text(bytes.begin(), bytes.end());
@@ -504,7 +511,7 @@ void add_run_command(CLI::App& app) {
       ->required();
   cmd->add_option("--output-dir", options->output_dir, "Folder for output_0.npy, output_1.npy, ...")->required();
   cmd->add_option("--build-dir", options->build_dir, "Keep the generated code and program here (default: a temporary folder)");
-  cmd->add_option("--target", options->target, "Run as firmware on an emulated board in QEMU: mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7)");
+  cmd->add_option("--target", options->target, "Run as firmware on an emulated board in QEMU: mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7), mps3-an547 (Cortex-M55 with Helium), cortex-m0plus (ARMv6-M, RP2040 memory, on mps2-an385)");
   cmd->add_flag("--profile", options->profile,
                "With --target: also print the instructions of every step (kernel call), from a second run");
   cmd->add_option("--timeout", options->timeout_seconds, "Seconds QEMU may run with --target (default 600)")

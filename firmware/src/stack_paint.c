@@ -11,10 +11,26 @@ extern uint32_t __tightfit_stack_limit[], __tightfit_stack_top[];
 #define STACK_PAINT 0x5A7C3E1Du
 
 void tf_stack_paint(void) {
-  uint32_t *sp;
-  __asm__ volatile("mov %0, sp" : "=r"(sp));
-  /* Everything below the stack pointer is free: this function keeps nothing there. */
-  for (volatile uint32_t *word = __tightfit_stack_limit; word < sp; ++word) *word = STACK_PAINT;
+  /* One assembly block that reads the stack pointer and paints below it without touching the
+   * stack itself: C code could save registers below the value it read (GCC shrink-wraps the
+   * prologue after the read for Cortex-M55) and then paint over its own return address.
+   * ARMv6-M instructions only. */
+  uint32_t *word = __tightfit_stack_limit;
+  uint32_t pattern = STACK_PAINT, sp;
+  __asm__ volatile(
+      /* GCC assumes divided syntax in inline assembly for ARMv6-M, and restores its own after. */
+      ".syntax unified\n\t"
+      "mov %[sp], sp\n"
+      "1:\n\t"
+      "cmp %[word], %[sp]\n\t"
+      "bhs 2f\n\t"
+      "str %[pattern], [%[word]]\n\t"
+      "adds %[word], %[word], #4\n\t"
+      "b 1b\n"
+      "2:"
+      : [word] "+l"(word), [sp] "=&l"(sp)
+      : [pattern] "l"(pattern)
+      : "cc", "memory");
 }
 
 uint32_t tf_stack_peak_bytes(void) {

@@ -59,3 +59,71 @@ TEST_CASE("fused_multiply_add rounds once, like a hardware FMA", "[runtime][nume
     CHECK(tightfit::fused_multiply_add(one_plus, one_plus, d) == std::fma(one_plus, one_plus, d));
   }
 }
+
+namespace {
+
+// requantize_integer() against requantize_float() for one multiplier over the accumulators in
+// [first, last]; returns the first accumulator where they differ, or `last + 1`.
+int64_t first_requantize_difference(float multiplier, int64_t first, int64_t last, int32_t step, int32_t lo,
+                                    int32_t hi) {
+  for (int64_t acc = first; acc <= last; acc += step) {
+    const auto a = static_cast<int32_t>(acc);
+    if (tightfit::requantize_integer<int32_t>(a, multiplier, 0, lo, hi) !=
+        tightfit::requantize_float<int32_t>(a, multiplier, 0, lo, hi))
+      return acc;
+  }
+  return last + 1;
+}
+
+}  // namespace
+
+TEST_CASE("requantize_integer equals the float requantization bit for bit", "[runtime][numerics]") {
+  // Bounds far apart, so that the rounding itself is compared, not the clamp.
+  constexpr int32_t kWide = 1 << 24;
+  SECTION("every accumulator below 2^21 in magnitude, typical and tie-making multipliers") {
+    // Powers of two make exact halves (ties); the others are scales as quantizers make them.
+    for (const float m : {0.5f, 0.25f, 0.0009765625f, 0.00123456f, 0.0003179f, 0.07f, 1.0f / 3.0f, 0.99999994f}) {
+      INFO("multiplier " << m);
+      CHECK(first_requantize_difference(m, -(1 << 21), 1 << 21, 1, -kWide, kWide) == (1 << 21) + 1);
+      CHECK(first_requantize_difference(m, -(1 << 21), 1 << 21, 1, -128, 127) == (1 << 21) + 1);
+    }
+  }
+  SECTION("random accumulators over all of int32 and random multipliers") {
+    std::mt19937 random(20261130);
+    std::uniform_int_distribution<int32_t> any_acc(INT32_MIN, INT32_MAX);
+    std::uniform_int_distribution<int32_t> exponent(-40, 8);
+    std::uniform_real_distribution<float> significand(1.0f, 2.0f);
+    std::uniform_int_distribution<int32_t> bits(0, 31);
+    for (int round = 0; round < 200; ++round) {
+      const float m = std::ldexp(significand(random), exponent(random));
+      INFO("multiplier " << m);
+      for (int i = 0; i < 5000; ++i) {
+        // Accumulators of every magnitude, not only the large ones a uniform draw gives.
+        const int32_t acc = any_acc(random) >> bits(random);
+        REQUIRE(tightfit::requantize_integer<int32_t>(acc, m, 0, -kWide, kWide) ==
+                tightfit::requantize_float<int32_t>(acc, m, 0, -kWide, kWide));
+        REQUIRE(tightfit::requantize_integer<int8_t>(acc, m, -3, -128, 127) ==
+                tightfit::requantize_float<int8_t>(acc, m, -3, -128, 127));
+        REQUIRE(tightfit::requantize_integer<uint8_t>(acc, m, 131, 131, 255) ==
+                tightfit::requantize_float<uint8_t>(acc, m, 131, 131, 255));
+      }
+    }
+  }
+  SECTION("ties of the product's own rounding and of the final one, and the extremes") {
+    // 2^24 + 1 and its neighbours round when converted to float; odd multiples of powers of two
+    // make exact halves at the end.
+    for (const int32_t acc : {16777217, 16777219, -16777217, 33554435, INT32_MAX, INT32_MIN, INT32_MIN + 1, 1, -1, 3, -3}) {
+      for (const float m : {0.5f, 1.5f, 2.0f, 0x1.000002p-1f, 0x1.fffffep-25f, 0x1p-30f, 0x1p+20f, 1e30f, 0x1p-126f}) {
+        INFO("acc " << acc << " multiplier " << m);
+        CHECK(tightfit::requantize_integer<int32_t>(acc, m, 0, -kWide, kWide) ==
+              tightfit::requantize_float<int32_t>(acc, m, 0, -kWide, kWide));
+      }
+    }
+  }
+  SECTION("a wrong emulation is caught: truncating instead of rounding differs") {
+    CHECK(tightfit::requantize_float<int32_t>(3, 0.5f, 0, -kWide, kWide) == 2);  // 1.5 -> 2 (even)
+    CHECK(tightfit::requantize_float<int32_t>(5, 0.5f, 0, -kWide, kWide) == 2);  // 2.5 -> 2 (even)
+    CHECK(tightfit::requantize_integer<int32_t>(3, 0.5f, 0, -kWide, kWide) == 2);
+    CHECK(tightfit::requantize_integer<int32_t>(5, 0.5f, 0, -kWide, kWide) == 2);
+  }
+}

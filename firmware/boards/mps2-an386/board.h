@@ -8,7 +8,11 @@
 #define TF_DUALTIMER_BASE 0x40002000u
 /* The timers run from the 25 MHz SYSCLK: under -icount shift=0 (1 ns per instruction) one tick
  * is 40 instructions. */
-#define TF_INSTRUCTIONS_PER_TICK 40u
+/* The instruction counter reads the dual timer's first counter (VALUE, counting down). */
+#define TF_COUNTER_VALUE (TF_DUALTIMER_BASE + 0x04u)
+#define TF_COUNTER_COUNTS_DOWN 1
+#define TF_COUNTER_READS 40
+#define TF_COUNTER_TICKS_PER_READS 1
 #define TF_IRQ_COUNT 32
 
 #endif

@@ -8,7 +8,11 @@
 #define TF_UART0_BASE 0x40004000u
 #define TF_DUALTIMER_BASE 0x40002000u
 /* 25 MHz SYSCLK, 1 ns per instruction under -icount shift=0: 40 instructions per tick. */
-#define TF_INSTRUCTIONS_PER_TICK 40u
+/* The instruction counter reads the dual timer's first counter (VALUE, counting down). */
+#define TF_COUNTER_VALUE (TF_DUALTIMER_BASE + 0x04u)
+#define TF_COUNTER_COUNTS_DOWN 1
+#define TF_COUNTER_READS 40
+#define TF_COUNTER_TICKS_PER_READS 1
 #define TF_IRQ_COUNT 32
 
 #endif

@@ -21,17 +21,39 @@
 #include "tightfit/params.hpp"
 #include "tightfit/integer_kernels.hpp"  // ConvInteger, MatMulInteger, batched QLinearMatMul
 
-// The convolution and fully connected kernels have a fast path for Cortex-M
-// cores with the DSP extension (kernels_dsp.hpp: SXTB16/SMLAD, 4 bytes per
-// load), taken when the compiler targets one (__ARM_FEATURE_DSP) unless
-// TIGHTFIT_PORTABLE_KERNELS is defined.  Both paths give the same bits; the
+// The convolution and fully connected kernels have fast paths: for Cortex-M cores with Helium
+// (kernels_mve.hpp: MVE vectors, VMLADAV; Cortex-M55), taken when the compiler targets integer
+// and float MVE (__ARM_FEATURE_MVE == 3), and for Cortex-M cores with the DSP extension
+// (kernels_dsp.hpp: SXTB16/SMLAD, 4 bytes per load), taken on the others that have it
+// (__ARM_FEATURE_DSP), and for ARMv6-M (kernels_v6m.hpp: Cortex-M0/M0+, loops kept in the low
+// registers), unless TIGHTFIT_PORTABLE_KERNELS is defined. Every path gives the same bits; the
 // portable one (namespace tightfit::portable) runs everywhere else.
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 3) == 3
+#define TIGHTFIT_HAVE_MVE_KERNELS 1
+#else
+#define TIGHTFIT_HAVE_MVE_KERNELS 0
+#endif
 #if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #define TIGHTFIT_HAVE_DSP_KERNELS 1
 #else
 #define TIGHTFIT_HAVE_DSP_KERNELS 0
 #endif
-#if TIGHTFIT_HAVE_DSP_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
+#if defined(__ARM_ARCH_6M__)
+#define TIGHTFIT_HAVE_V6M_KERNELS 1
+#else
+#define TIGHTFIT_HAVE_V6M_KERNELS 0
+#endif
+#if TIGHTFIT_HAVE_V6M_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
+#define TIGHTFIT_USE_V6M_KERNELS 1
+#else
+#define TIGHTFIT_USE_V6M_KERNELS 0
+#endif
+#if TIGHTFIT_HAVE_MVE_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
+#define TIGHTFIT_USE_MVE_KERNELS 1
+#else
+#define TIGHTFIT_USE_MVE_KERNELS 0
+#endif
+#if TIGHTFIT_HAVE_DSP_KERNELS && !TIGHTFIT_HAVE_MVE_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
 #define TIGHTFIT_USE_DSP_KERNELS 1
 #else
 #define TIGHTFIT_USE_DSP_KERNELS 0
@@ -171,11 +193,21 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
 #if TIGHTFIT_HAVE_DSP_KERNELS
 #include "tightfit/kernels_dsp.hpp"
 #endif
+#if TIGHTFIT_HAVE_MVE_KERNELS
+#include "tightfit/kernels_mve.hpp"
+#endif
+#if TIGHTFIT_HAVE_V6M_KERNELS
+#include "tightfit/kernels_v6m.hpp"
+#endif
 
 namespace tightfit {
 
-#if TIGHTFIT_USE_DSP_KERNELS
+#if TIGHTFIT_USE_MVE_KERNELS
+namespace selected_kernels = mve;
+#elif TIGHTFIT_USE_DSP_KERNELS
 namespace selected_kernels = dsp;
+#elif TIGHTFIT_USE_V6M_KERNELS
+namespace selected_kernels = v6m;
 #else
 namespace selected_kernels = portable;
 #endif

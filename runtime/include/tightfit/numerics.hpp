@@ -79,13 +79,127 @@ inline int32_t clamp_int(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo
 // average pool): float(acc) * multiplier, clamped to [min - zp, max - zp] in
 // float, rounded half to even, plus the zero point.
 template <typename T>
-inline T requantize(int32_t acc, float multiplier, int32_t zero_point, int32_t out_min, int32_t out_max) {
+inline T requantize_float(int32_t acc, float multiplier, int32_t zero_point, int32_t out_min, int32_t out_max) {
   float value = static_cast<float>(acc) * multiplier;
   const float lo = static_cast<float>(out_min - zero_point);
   const float hi = static_cast<float>(out_max - zero_point);
   value = value < lo ? lo : value;
   value = value > hi ? hi : value;
   return static_cast<T>(static_cast<int32_t>(round_half_even(value)) + zero_point);
+}
+
+namespace detail {
+
+// Bits of x above the highest set one: 32 - bit length (x != 0), without a CLZ instruction
+// (ARMv6-M and RV32IMC have none; GCC would call a library routine).
+inline int32_t leading_zeros(uint32_t x) {
+  int32_t n = 0;
+  if (x < (uint32_t{1} << 16)) n += 16, x <<= 16;
+  if (x < (uint32_t{1} << 24)) n += 8, x <<= 8;
+  if (x < (uint32_t{1} << 28)) n += 4, x <<= 4;
+  if (x < (uint32_t{1} << 30)) n += 2, x <<= 2;
+  if (x < (uint32_t{1} << 31)) n += 1;
+  return n;
+}
+
+// x / 2^shift rounded to nearest, ties to even (0 < shift < 32).
+inline uint32_t shift_round_half_even(uint32_t x, int32_t shift) {
+  const uint32_t half = uint32_t{1} << (shift - 1);
+  const uint32_t rest = x & ((half << 1) - 1);
+  uint32_t q = x >> shift;
+  if (rest > half || (rest == half && (q & 1))) ++q;
+  return q;
+}
+
+}  // namespace detail
+
+// requantize_float() computed in integers only, bit for bit (for cores without an FPU, where
+// float arithmetic is a library call per operation): the same two IEEE roundings, emulated.
+//  1. float(acc): |acc| as A * 2^s with A in [2^23, 2^24), rounded half to even to 24 bits.
+//  2. times the multiplier M * 2^e (M its 24-bit significand): the exact product A * M in
+//     [2^46, 2^48) (four 12 x 12-bit multiplies: no 64-bit multiply), rounded half to even to 24
+//     bits: V * 2^t with V in [2^23, 2^24].
+//  3. V * 2^t rounded half to even to an integer, then clamped (clamping after the rounding gives
+//     what clamping before it gives: rounding is monotonic and the bounds are integers), plus
+//     the zero point.
+// No subnormal can occur (a normal multiplier times |acc| >= 1 is at least 2^-126); a product
+// beyond float's range is beyond every bound and clamps to it, as the infinity would (bounds
+// within (-2^30, 2^30), which a quantized type's always are). A
+// multiplier that is not a positive normal float takes the float path. numerics_test.cpp checks
+// it against requantize_float() exhaustively over |acc| < 2^21 and on random and tie cases.
+template <typename T>
+inline T requantize_integer(int32_t acc, float multiplier, int32_t zero_point, int32_t out_min, int32_t out_max) {
+  uint32_t bits;
+  __builtin_memcpy(&bits, &multiplier, sizeof bits);
+  const int32_t exponent_field = static_cast<int32_t>((bits >> 23) & 0xFF);
+  if ((bits >> 31) != 0 || exponent_field == 0 || exponent_field == 0xFF)
+    return requantize_float<T>(acc, multiplier, zero_point, out_min, out_max);
+  const int32_t lo = out_min - zero_point, hi = out_max - zero_point;
+  if (acc == 0) return static_cast<T>(clamp_int(0, lo, hi) + zero_point);
+  const bool negative = acc < 0;
+  uint32_t magnitude = negative ? 0u - static_cast<uint32_t>(acc) : static_cast<uint32_t>(acc);
+
+  // 1. float(acc) = A * 2^s.
+  const int32_t length = 32 - detail::leading_zeros(magnitude);
+  int32_t s = length - 24;
+  uint32_t a;
+  if (s > 0) {
+    a = detail::shift_round_half_even(magnitude, s);
+    if (a == (uint32_t{1} << 24)) a >>= 1, ++s;
+  } else {
+    a = magnitude << -s;
+  }
+
+  // 2. A * M exactly, as hi * 2^24 + lo with lo < 2^24, then rounded to 24 bits.
+  const uint32_t m = (bits & 0x7FFFFFu) | 0x800000u;
+  const uint32_t a_hi = a >> 12, a_lo = a & 0xFFFu, m_hi = m >> 12, m_lo = m & 0xFFFu;
+  const uint32_t middle = a_hi * m_lo + a_lo * m_hi;  // < 2^25
+  uint32_t low = a_lo * m_lo + ((middle & 0xFFFu) << 12);  // < 2^25
+  uint32_t high = a_hi * m_hi + (middle >> 12) + (low >> 24);  // product / 2^24, in [2^22, 2^24)
+  low &= 0xFFFFFFu;
+  // The product has 47 or 48 bits: keep 24 of them (high has 23 or 24 bits; the rest is below).
+  int32_t k;       // bits dropped
+  uint32_t v;      // the kept bits, rounded
+  uint32_t rest;   // the dropped bits, as a fraction of the last kept bit: compare with `half`
+  uint32_t half;
+  if (high >= (uint32_t{1} << 23)) {  // 48 bits: drop the low 24
+    k = 24, v = high, rest = low, half = uint32_t{1} << 23;
+  } else {  // 47 bits: drop the low 23
+    k = 23, v = (high << 1) | (low >> 23), rest = low & 0x7FFFFFu, half = uint32_t{1} << 22;
+  }
+  if (rest > half || (rest == half && (v & 1))) ++v;
+
+  // 3. value = V * 2^(k + s + e), e = exponent_field - 150; rounded half to even to an integer.
+  const int32_t fraction_bits = -(k + s + exponent_field - 150);
+  int32_t q;
+  if (fraction_bits <= -7) {
+    q = INT32_MAX;  // at least 2^30: at or beyond every bound in (-2^30, 2^30)
+  } else if (fraction_bits <= 0) {
+    q = static_cast<int32_t>(v << -fraction_bits);  // an integer already, below 2^31
+  } else if (fraction_bits >= 32) {
+    q = 0;  // below 2^-7
+  } else {
+    q = static_cast<int32_t>(detail::shift_round_half_even(v, fraction_bits));
+  }
+  if (negative) q = -q;
+  return static_cast<T>(clamp_int(q, lo, hi) + zero_point);
+}
+
+// The requantization the kernels use: in integers where float arithmetic would be a library
+// call (no FPU: Cortex-M0+/M3 soft float, RV32 without F), else in float.
+#if (defined(__arm__) && defined(__SOFTFP__)) || (defined(__riscv) && !defined(__riscv_flen))
+#define TIGHTFIT_INTEGER_REQUANTIZE 1
+#else
+#define TIGHTFIT_INTEGER_REQUANTIZE 0
+#endif
+
+template <typename T>
+inline T requantize(int32_t acc, float multiplier, int32_t zero_point, int32_t out_min, int32_t out_max) {
+#if TIGHTFIT_INTEGER_REQUANTIZE
+  return requantize_integer<T>(acc, multiplier, zero_point, out_min, out_max);
+#else
+  return requantize_float<T>(acc, multiplier, zero_point, out_min, out_max);
+#endif
 }
 
 // ORT's MlasQuantizeLinear (QuantizeLinear, and the last step of every lookup

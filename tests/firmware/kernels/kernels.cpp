@@ -1,9 +1,11 @@
-// Runs tightfit::dsp and tightfit::portable conv / fully connected kernels on the same random
+// Runs the target's fast kernels (tightfit::mve on a core with Helium, tightfit::dsp on one with
+// the DSP extension, tightfit::v6m on ARMv6-M) and
+// tightfit::portable conv / fully connected kernels on the same random
 // cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
 // dilations, groups, depthwise, zero points, fused clamps, per-channel multipliers, bias or none,
 // unaligned buffers) and compares their outputs byte for byte. Prints
-// "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1" and exits 0 when M is 0 (1 otherwise; 3 when
-// the target has no DSP paths to check).
+// "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1" (mve_paths=1, v6m_paths=1) and exits 0 when M
+// is 0 (1 otherwise; 3 when the target has no fast paths to check).
 #include <tightfit/kernels.hpp>
 
 #include <cstdint>
@@ -11,6 +13,18 @@
 #include "tightfit_board.h"
 
 namespace {
+
+// The fast paths this target compiles: Helium where the core has it, else the DSP extension.
+#if TIGHTFIT_HAVE_MVE_KERNELS
+namespace fast = tightfit::mve;
+constexpr const char* kFastPaths = "mve_paths";
+#elif TIGHTFIT_HAVE_DSP_KERNELS
+namespace fast = tightfit::dsp;
+constexpr const char* kFastPaths = "dsp_paths";
+#elif TIGHTFIT_HAVE_V6M_KERNELS
+namespace fast = tightfit::v6m;
+constexpr const char* kFastPaths = "v6m_paths";
+#endif
 
 uint32_t state = 0x12345678u;
 uint32_t next() {
@@ -141,17 +155,17 @@ void conv_case(int kind) {
   T* yd = reinterpret_cast<T*>(out_dsp);
   T* yp = reinterpret_cast<T*>(out_portable);
   if (tightfit::conv_is_depthwise(p)) {
-    tightfit::dsp::conv_depthwise(p, in, w, bias, multiplier_pool, yd);
+    fast::conv_depthwise(p, in, w, bias, multiplier_pool, yd);
     tightfit::portable::conv_depthwise(p, in, w, bias, multiplier_pool, yp);
   } else if (tightfit::conv_is_pointwise(p)) {
-    tightfit::dsp::conv_pointwise(p, in, w, bias, multiplier_pool, yd);
+    fast::conv_pointwise(p, in, w, bias, multiplier_pool, yd);
     tightfit::portable::conv_pointwise(p, in, w, bias, multiplier_pool, yp);
   } else {
-    tightfit::dsp::conv_general(p, in, w, bias, multiplier_pool, yd);
+    fast::conv_general(p, in, w, bias, multiplier_pool, yd);
     tightfit::portable::conv_general(p, in, w, bias, multiplier_pool, yp);
   }
   check<T, TW>(names[kind], out_bytes, seed);
-  // The public entry point takes the DSP path on this target.
+  // The public entry point takes the fast path on this target.
   for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = static_cast<uint8_t>(~out_portable[i]);
   tightfit::conv(p, in, w, bias, multiplier_pool, yd);
   check<T, TW>("conv", out_bytes, seed);
@@ -181,7 +195,7 @@ void fully_connected_case() {
   const int32_t* bias = with_bias ? bias_pool : nullptr;
   T* yd = reinterpret_cast<T*>(out_dsp);
   T* yp = reinterpret_cast<T*>(out_portable);
-  tightfit::dsp::fully_connected(p, in, w, bias, multiplier_pool, yd);
+  fast::fully_connected(p, in, w, bias, multiplier_pool, yd);
   tightfit::portable::fully_connected(p, in, w, bias, multiplier_pool, yp);
   check<T, TW>("fully_connected", p.rows * p.out_features, seed);
 }
@@ -197,8 +211,8 @@ void all_cases(int32_t rounds) {
 }  // namespace
 
 int main() {
-#if !TIGHTFIT_HAVE_DSP_KERNELS
-  tf_puts("TIGHTFIT dsp_paths=0\n");
+#if !TIGHTFIT_HAVE_DSP_KERNELS && !TIGHTFIT_HAVE_MVE_KERNELS && !TIGHTFIT_HAVE_V6M_KERNELS
+  tf_puts("TIGHTFIT dsp_paths=0 mve_paths=0 v6m_paths=0\n");
   return 3;
 #else
   all_cases<int8_t, int8_t>(150);
@@ -207,7 +221,7 @@ int main() {
   tf_puts("TIGHTFIT");
   tf_figure("kernel_cases", cases);
   tf_figure("mismatches", mismatches);
-  tf_figure("dsp_paths", 1);
+  tf_figure(kFastPaths, 1);
   tf_putc('\n');
   return mismatches == 0 ? 0 : 1;
 #endif

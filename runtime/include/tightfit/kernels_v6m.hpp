@@ -1,0 +1,217 @@
+// tightfit runtime: the convolution and fully connected kernels shaped for ARMv6-M (Cortex-M0,
+// M0+: no DSP extension, no SIMD, 16-bit Thumb, eight low registers that most instructions can
+// use, LDRSB/LDRB with a register offset but no post-increment). Included by kernels.hpp; not a
+// header to include on its own.
+//
+// Compiled in for ARMv6-M (__ARM_ARCH_6M__); kernels.hpp calls them unless
+// TIGHTFIT_PORTABLE_KERNELS is defined; they live in namespace tightfit::v6m next to
+// tightfit::portable so that a test can run both on the same data. Bit-exact with the portable
+// path: the same integer sums (modulo 2^32, which the portable path never leaves either) and the
+// same requantize() (in integers on this core: numerics.hpp, requantize_integer()).
+//
+// The work: one row of bytes (a pixel's channels, a fully connected row, or the receptive field
+// gathered into a byte patch) against two weight rows at a time, in one assembly loop that keeps
+// everything in r0-r7: per pair of MACs one input load, its zero point added from a high
+// register, two weight loads with the same index, two MULS and two ADDS (5 instructions per MAC;
+// GCC's own loop for the portable kernel takes about twice that). Depthwise runs one channel at
+// a time over the taps inside the image, found once per pixel.
+//
+// Read/write order (for outputs that overlap their inputs in memory): every kernel here writes
+// its output in the portable kernel's raster order, pixel after pixel, channels ascending within
+// a pixel, each output after every input it needs has been read, never ahead of the portable
+// kernel's output position; it reads only the inputs of the pixel being computed. No __restrict.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tightfit/numerics.hpp"
+#include "tightfit/params.hpp"
+
+namespace tightfit {
+namespace v6m {
+
+// a0 += sum_i (x[i] - zx) (w0[i] - zw), a1 += the same with w1, for i < n.
+template <typename T, typename TW>
+inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, int32_t zw, int32_t& a0,
+                 int32_t& a1) {
+  const int32_t pairs = n & ~1;
+#if defined(__OPTIMIZE__)
+  if (pairs > 0 && zw == 0) {
+    // i runs from -pairs up to 0 over pointers to the ends: one ADDS both steps and tests.
+    const T* xe = x + pairs;
+    const TW* w0e = w0 + pairs;
+    const TW* w1e = w1 + pairs;
+    int32_t i = -pairs, xv, t;
+    const int32_t minus_zx = -zx;
+#define TIGHTFIT_V6M_DOT2(LDX, LDW)                                                               \
+  __asm__ volatile(                                                                               \
+      ".syntax unified\n"                                                                         \
+      "1:\n\t" LDX " %[xv], [%[xe], %[i]]\n\t"                                                     \
+      "add %[xv], %[mzx]\n\t" LDW " %[t], [%[w0e], %[i]]\n\t"                                      \
+      "muls %[t], %[xv], %[t]\n\t"                                                                \
+      "adds %[a0], %[a0], %[t]\n\t" LDW " %[t], [%[w1e], %[i]]\n\t"                                \
+      "muls %[t], %[xv], %[t]\n\t"                                                                \
+      "adds %[a1], %[a1], %[t]\n\t"                                                               \
+      "adds %[i], %[i], #1\n\t" LDX " %[xv], [%[xe], %[i]]\n\t"                                    \
+      "add %[xv], %[mzx]\n\t" LDW " %[t], [%[w0e], %[i]]\n\t"                                      \
+      "muls %[t], %[xv], %[t]\n\t"                                                                \
+      "adds %[a0], %[a0], %[t]\n\t" LDW " %[t], [%[w1e], %[i]]\n\t"                                \
+      "muls %[t], %[xv], %[t]\n\t"                                                                \
+      "adds %[a1], %[a1], %[t]\n\t"                                                               \
+      "adds %[i], %[i], #1\n\t"                                                                   \
+      "bne 1b"                                                                                    \
+      : [a0] "+l"(a0), [a1] "+l"(a1), [i] "+l"(i), [xv] "=&l"(xv), [t] "=&l"(t)                   \
+      : [xe] "l"(xe), [w0e] "l"(w0e), [w1e] "l"(w1e), [mzx] "h"(minus_zx)                         \
+      : "cc", "memory")
+    if constexpr (std::is_same_v<T, int8_t> && std::is_same_v<TW, int8_t>) {
+      TIGHTFIT_V6M_DOT2("ldrsb", "ldrsb");
+    } else if constexpr (std::is_same_v<T, int8_t>) {
+      TIGHTFIT_V6M_DOT2("ldrsb", "ldrb");
+    } else if constexpr (std::is_same_v<TW, int8_t>) {
+      TIGHTFIT_V6M_DOT2("ldrb", "ldrsb");
+    } else {
+      TIGHTFIT_V6M_DOT2("ldrb", "ldrb");
+    }
+#undef TIGHTFIT_V6M_DOT2
+    x += pairs, w0 += pairs, w1 += pairs, n -= pairs;
+  }
+#endif
+  for (int32_t k = 0; k < n; ++k) {
+    const int32_t xv = static_cast<int32_t>(x[k]) - zx;
+    a0 += xv * (static_cast<int32_t>(w0[k]) - zw);
+    a1 += xv * (static_cast<int32_t>(w1[k]) - zw);
+  }
+}
+
+// y[c] = requant(bias[c] + sum_i (x[i] - zx)(w[c][i] - zw)) for c < out_c, the weight rows n
+// bytes apart, two channels at a time. Reads x[0 .. n) (for each pair), then writes y[c] and
+// y[c + 1], ascending.
+template <typename T, typename TW>
+inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c, int32_t zx, int32_t zw,
+                              const int32_t* bias, const float* multipliers, int32_t per_channel, int32_t zero_point,
+                              int32_t out_min, int32_t out_max, T* y) {
+  for (int32_t c = 0; c < out_c; c += 2) {
+    const bool pair = c + 1 < out_c;
+    const TW* w0 = w + c * n;
+    int32_t a0 = bias != nullptr ? bias[c] : 0;
+    int32_t a1 = pair && bias != nullptr ? bias[c + 1] : 0;
+    // The last odd channel runs its row twice and keeps one result.
+    dot2(x, w0, pair ? w0 + n : w0, n, zx, zw, a0, a1);
+    y[c] = requantize<T>(a0, multipliers[per_channel ? c : 0], zero_point, out_min, out_max);
+    if (pair) y[c + 1] = requantize<T>(a1, multipliers[per_channel ? c + 1 : 0], zero_point, out_min, out_max);
+  }
+}
+
+// Pointwise: every pixel, in order, is one row against all output channels.
+template <typename T, typename TW>
+inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const float* multipliers, T* out) {
+  const int32_t pixels = p.batch * p.in_h * p.in_w;
+  for (int32_t px = 0; px < pixels; ++px)
+    row_times_weights(in + px * p.in_c, weights, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point, bias,
+                      multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max,
+                      out + px * p.out_c);
+}
+
+// Fully connected: every row, in order, against all output features.
+template <typename T, typename TW>
+inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
+                            const float* multipliers, T* out) {
+  for (int32_t r = 0; r < p.rows; ++r)
+    row_times_weights(in + r * p.in_features, weights, p.in_features, p.out_features, p.input_zero_point,
+                      p.weight_zero_point, bias, multipliers, p.per_channel, p.output_zero_point, p.output_min,
+                      p.output_max, out + r * p.out_features);
+}
+
+// The taps of a kernel axis inside the image: t in [lo, hi) with 0 <= start + t * dilation < size.
+inline void tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t size, int32_t& lo, int32_t& hi) {
+  lo = 0;
+  while (lo < kernel && start + lo * dilation < 0) ++lo;
+  hi = kernel;
+  while (hi > lo && start + (hi - 1) * dilation >= size) --hi;
+}
+
+// Depthwise, depth multiplier 1, one channel at a time over the taps of pixel p inside the
+// image. Reads pixel p's taps for channel c, then writes y[p][c]; channels ascending, pixels in
+// raster order.
+template <typename T, typename TW>
+inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const float* multipliers, T* out) {
+  if (p.out_c != p.in_c) return portable::conv_depthwise(p, in, weights, bias, multipliers, out);
+  const int32_t channels = p.in_c, zx = p.input_zero_point, zw = p.weight_zero_point;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      const int32_t iy0 = oy * p.stride_h - p.pad_top;
+      int32_t ky_lo, ky_hi;
+      tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        const int32_t ix0 = ox * p.stride_w - p.pad_left;
+        int32_t kx_lo, kx_hi;
+        tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+        const T* x_first =
+            in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
+        const TW* w_first = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
+        const int32_t x_row_step = p.dilation_h * p.in_w * channels, x_tap_step = p.dilation_w * channels;
+        const int32_t w_row_step = p.kernel_w * channels;
+        const int32_t rows = ky_hi - ky_lo, taps = kx_hi - kx_lo;
+        for (int32_t c = 0; c < channels; ++c) {
+          int32_t acc = bias != nullptr ? bias[c] : 0;
+          const T* x_row = x_first + c;
+          const TW* w_row = w_first + c;
+          for (int32_t ky = 0; ky < rows; ++ky, x_row += x_row_step, w_row += w_row_step) {
+            const T* xt = x_row;
+            const TW* wt = w_row;
+            for (int32_t kx = 0; kx < taps; ++kx, xt += x_tap_step, wt += channels)
+              acc += (static_cast<int32_t>(*xt) - zx) * (static_cast<int32_t>(*wt) - zw);
+          }
+          y[c] = requantize<T>(acc, multipliers[p.per_channel ? c : 0], p.output_zero_point, p.output_min,
+                               p.output_max);
+        }
+      }
+    }
+  }
+}
+
+// The largest receptive field (kh * kw * in_c bytes) that the general conv gathers on the stack.
+constexpr int32_t kPatchBytes = 256;
+
+// General conv with one group and kh * kw * in_c <= kPatchBytes: the receptive field of output
+// pixel p gathered into a byte patch (taps in the padding hold the input zero point, so that they
+// add nothing), then one row against all output channels. Reads the input pixels of pixel p's
+// taps, then writes y[p][0 .. out_c) ascending; pixels in raster order. Other convs: portable.
+template <typename T, typename TW>
+inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                         const float* multipliers, T* out) {
+  if (p.groups != 1 || p.kernel_h * p.kernel_w * p.in_c > kPatchBytes)
+    return portable::conv_general(p, in, weights, bias, multipliers, out);
+  const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
+  const T padding = static_cast<T>(p.input_zero_point);
+  T patch[kPatchBytes];
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        T* e = patch;
+        for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+          const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+          for (int32_t kx = 0; kx < p.kernel_w; ++kx, e += p.in_c) {
+            const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+            if (iy < 0 || iy >= p.in_h || ix < 0 || ix >= p.in_w) {
+              for (int32_t ic = 0; ic < p.in_c; ++ic) e[ic] = padding;
+            } else {
+              const T* x = in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c;
+              for (int32_t ic = 0; ic < p.in_c; ++ic) e[ic] = x[ic];
+            }
+          }
+        }
+        row_times_weights(static_cast<const T*>(patch), weights, len, p.out_c, p.input_zero_point,
+                          p.weight_zero_point, bias, multipliers, p.per_channel, p.output_zero_point, p.output_min,
+                          p.output_max, out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c);
+      }
+    }
+  }
+}
+
+}  // namespace v6m
+}  // namespace tightfit
