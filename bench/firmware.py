@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Kernel speed on Cortex-M: every QOperator model of models/ built by firmware/run for QEMU's
-mps2-an386 (Cortex-M4) and mps2-an500 (Cortex-M7), once with the runtime's portable kernels
-(-DTIGHTFIT_PORTABLE_KERNELS=ON) and once with its DSP fast paths, run under -icount (exact
-instruction counts). Prints one table per board, then DS-CNN layer by layer (per-step counts from
-a profiled build) beside CMSIS-NN's figures from ../shared/targets/README.md.
+"""Kernel speed on the boards of `tightfit run --target`: every QOperator model of models/ built by
+firmware/run for QEMU's mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7), mps3-an547 (Cortex-M55
+with Helium), the Cortex-M0+ build (on mps2-an385) and the RV32IMC build (on virt), once with the
+runtime's portable kernels (-DTIGHTFIT_PORTABLE_KERNELS=ON) and once with the core's fast paths
+(DSP, MVE or ARMv6-M; the RV32IMC has none: both builds are the portable one), run under -icount
+(exact instruction counts). Prints one table per board, then DS-CNN layer by layer (per-step
+counts from a profiled build) beside CMSIS-NN's figures for that core from
+../shared/targets/README.md (none for the RV32IMC: there, instructions per MAC).
 
-  bench/firmware.sh [--build BUILD] [--work DIR] [--boards mps2-an386,mps2-an500] [--models a,b]
+  bench/firmware.sh [--build BUILD] [--work DIR] [--boards mps2-an386,...] [--models a,b]
                     [--jobs N] [--timeout S] [--no-layers]
 
 BUILD is a host build holding compiler/tightfit (default: build). Every firmware's outputs are
@@ -24,18 +27,41 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "firmware", "tools"))
 import run_qemu  # noqa: E402
 
-BOARDS = {"mps2-an386": "cortex-m4", "mps2-an500": "cortex-m7"}
+# board -> (core, toolchain file in cmake/, QEMU program, QEMU machine)
+BOARDS = {
+    "mps2-an386": ("cortex-m4", "arm-none-eabi.cmake", "qemu-system-arm", "mps2-an386"),
+    "mps2-an500": ("cortex-m7", "arm-none-eabi.cmake", "qemu-system-arm", "mps2-an500"),
+    "mps3-an547": ("cortex-m55", "arm-none-eabi.cmake", "qemu-system-arm", "mps3-an547"),
+    "cortex-m0plus": ("cortex-m0plus", "arm-none-eabi.cmake", "qemu-system-arm", "mps2-an385"),
+    "rv32imc": ("rv32imc", "riscv32-unknown-elf.cmake", "qemu-system-riscv32", "virt"),
+}
 
-# CMSIS-NN's DS-CNN rows on Cortex-M4 (../shared/targets/README.md): layer kind -> (MACs per layer,
-# instructions per layer, layers of that kind in the network).
-CMSIS_DSCNN = [
-    ("conv 10x4 stride 2, 1->64", "conv", 320000, 1118217, 1),
-    ("depthwise 3x3, 64 ch, 25x5", "depthwise", 72000, 561024, 4),
-    ("pointwise 1x1 64->64, 25x5", "pointwise", 512000, 1069072, 4),
-    ("average pool 25x5x64", "pool", 8000, 50795, 1),
-    ("fully connected 64->12", "fc", 768, 2227, 1),
-]
-CMSIS_DSCNN_TOTAL = 7691623
+# CMSIS-NN's DS-CNN rows per core (../shared/targets/README.md): (layer, kind, MACs per layer,
+# instructions per layer), and the whole network. Cortex-M4: its DSP paths; Cortex-M55: its MVE
+# paths; Cortex-M0+: its plain C. The pool's "MACs" are adds.
+CMSIS_DSCNN = {
+    "cortex-m4": ([
+        ("conv 10x4 stride 2, 1->64", "conv", 320000, 1118217),
+        ("depthwise 3x3, 64 ch, 25x5", "depthwise", 72000, 561024),
+        ("pointwise 1x1 64->64, 25x5", "pointwise", 512000, 1069072),
+        ("average pool 25x5x64", "pool", 8000, 50795),
+        ("fully connected 64->12", "fc", 768, 2227),
+    ], 7691623),
+    "cortex-m55": ([
+        ("conv 10x4 stride 2, 1->64", "conv", 320000, 306196),
+        ("depthwise 3x3, 64 ch, 25x5", "depthwise", 72000, 168672),
+        ("pointwise 1x1 64->64, 25x5", "pointwise", 512000, 202897),
+        ("average pool 25x5x64", "pool", 8000, 13075),
+        ("fully connected 64->12", "fc", 768, 653),
+    ], 1806200),
+    "cortex-m0plus": ([
+        ("conv 10x4 stride 2, 1->64", "conv", 320000, 3018048),
+        ("depthwise 3x3, 64 ch, 25x5", "depthwise", 72000, 2570508),
+        ("pointwise 1x1 64->64, 25x5", "pointwise", 512000, 3873235),
+        ("average pool 25x5x64", "pool", 8000, 165447),
+        ("fully connected 64->12", "fc", 768, 5993),
+    ], 28978821),
+}
 DSCNN_MACS = 2656768
 
 
@@ -73,8 +99,8 @@ def build_and_run(args, tightfit, model, board, variant, profile=False):
     build = os.path.join(args.work, tag)
     options = [
         "cmake", "-S", os.path.join(ROOT, "firmware", "run"), "-B", build,
-        f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'cmake', 'arm-none-eabi.cmake')}",
-        f"-DTIGHTFIT_CORE={BOARDS[board]}", f"-DTIGHTFIT_BOARD={board}",
+        f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'cmake', BOARDS[board][1])}",
+        f"-DTIGHTFIT_CORE={BOARDS[board][0]}", f"-DTIGHTFIT_BOARD={board}",
         f"-DTIGHTFIT_MODEL={model['file']}", f"-DTIGHTFIT_INPUTS={';'.join(model['inputs'])}",
         f"-DTIGHTFIT_EXECUTABLE={tightfit}",
         f"-DTIGHTFIT_PORTABLE_KERNELS={'ON' if variant == 'portable' else 'OFF'}",
@@ -85,8 +111,8 @@ def build_and_run(args, tightfit, model, board, variant, profile=False):
     os.makedirs(args.work, exist_ok=True)
     run(options, build + ".configure.log")
     run(["cmake", "--build", build], build + ".build.log")
-    status, output, figures = run_qemu.run_once("qemu-system-arm", board, os.path.join(build, "tightfit_run.elf"),
-                                                args.timeout)
+    status, output, figures = run_qemu.run_once(BOARDS[board][2], BOARDS[board][3],
+                                                os.path.join(build, "tightfit_run.elf"), args.timeout)
     with open(build + ".qemu.log", "w") as log:
         log.write(output)
     if status != 0:
@@ -107,7 +133,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--work", default="/tmp/tightfit-bench-firmware")
-    parser.add_argument("--boards", default="mps2-an386,mps2-an500")
+    parser.add_argument("--boards", default=",".join(BOARDS))
     parser.add_argument("--models", default="", help="comma-separated model names (default: all QOperator models)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=900.0)
@@ -122,32 +148,34 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for board in boards:
             for model in models:
-                for variant in ("portable", "dsp"):
+                for variant in ("portable", "fast"):
                     jobs[(board, model["name"], variant)] = pool.submit(build_and_run, args, tightfit, model, board,
                                                                         variant)
         dscnn = [m for m in models if m["name"] == "dscnn"]
         layers = {}
-        if dscnn and not args.no_layers and "mps2-an386" in boards:
-            for variant in ("portable", "dsp"):
-                layers[variant] = pool.submit(build_and_run, args, tightfit, dscnn[0], "mps2-an386", variant, True)
+        if dscnn and not args.no_layers:
+            for board in boards:
+                for variant in ("portable", "fast"):
+                    layers[(board, variant)] = pool.submit(build_and_run, args, tightfit, dscnn[0], board, variant,
+                                                           True)
 
     failed = False
     for board in boards:
-        print(f"\n### {board} ({BOARDS[board]}), QEMU 7.2 -icount shift=0, arm-none-eabi-gcc -O2\n")
+        print(f"\n### {board} ({BOARDS[board][0]}), QEMU 7.2 -icount shift=0, GCC 12 -O2\n")
         print("| model | MACs | flash: weights | flash: code + constants | RAM: arena | RAM: other | RAM: stack peak "
-              "| instructions, portable | instructions, DSP | portable/MAC | DSP/MAC | portable/DSP |")
+              "| instructions, portable | instructions, fast | portable/MAC | fast/MAC | portable/fast |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for model in models:
             name = model["name"]
             try:
                 fp, out_p, _ = jobs[(board, name, "portable")].result()
-                fd, out_d, _ = jobs[(board, name, "dsp")].result()
+                fd, out_d, _ = jobs[(board, name, "fast")].result()
             except RuntimeError as error:
                 print(f"| {name} | failed: {error} |")
                 failed = True
                 continue
             if out_p != out_d:
-                print(f"| {name} | OUTPUTS DIFFER between the portable and the DSP build |")
+                print(f"| {name} | OUTPUTS DIFFER between the portable and the fast build |")
                 failed = True
                 continue
             n_p, n_d = int(fp["instructions"]), int(fd["instructions"])
@@ -159,15 +187,18 @@ def main():
                   f"| {int(fd['arena_bytes']):,} | {other:,} | {int(fd['stack_peak_bytes']):,} (portable {int(fp['stack_peak_bytes']):,}) "
                   f"| {n_p:,} | {n_d:,} | {per_mac(n_p, m)} | {per_mac(n_d, m)} | {n_p / n_d:.2f} |")
 
-    if layers:
+    for board in boards if layers else []:
+        core = BOARDS[board][0]
         try:
-            _, out_p, steps_p = layers["portable"].result()
-            _, out_d, steps_d = layers["dsp"].result()
+            _, out_p, steps_p = layers[(board, "portable")].result()
+            _, out_d, steps_d = layers[(board, "fast")].result()
         except RuntimeError as error:
-            print(f"\nDS-CNN layers: failed: {error}")
-            return 1
-        print("\n### DS-CNN layer by layer on mps2-an386 (Cortex-M4), beside CMSIS-NN\n")
-        print("| step | op | node | MACs | portable | DSP | portable/MAC | DSP/MAC | CMSIS-NN layer | CMSIS-NN | CMSIS-NN/MAC | DSP/CMSIS-NN |")
+            print(f"\nDS-CNN layers on {board}: failed: {error}")
+            failed = True
+            continue
+        rows, cmsis_total = CMSIS_DSCNN.get(core, ([], None))
+        print(f"\n### DS-CNN layer by layer on {board} ({core})" + (", beside CMSIS-NN\n" if rows else "\n"))
+        print("| step | op | node | MACs | portable | fast | portable/MAC | fast/MAC | CMSIS-NN layer | CMSIS-NN | CMSIS-NN/MAC | fast/CMSIS-NN |")
         print("|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
         for sp, sd in zip(steps_p, steps_d):
             m = int(sd["macs"])
@@ -175,9 +206,9 @@ def main():
             op = sd["op"]
             # The CMSIS-NN row of the same layer: by its MACs (conv, depthwise, pointwise, fully
             # connected), by its operator for the pool (whose "MACs" are adds).
-            row = next((r for r in CMSIS_DSCNN if m and r[2] == m and r[1] != "pool"), None)
+            row = next((r for r in rows if m and r[2] == m and r[1] != "pool"), None)
             if row is None and "Pool" in op:
-                row = next(r for r in CMSIS_DSCNN if r[1] == "pool")
+                row = next((r for r in rows if r[1] == "pool"), None)
             if row:
                 cmsis = f"| {row[0]} | {row[3]:,} | {row[3] / row[2]:.2f} | {n_d / row[3]:.2f} |"
             else:
@@ -186,9 +217,10 @@ def main():
                   f"{per_mac(n_d, m)} {cmsis}")
         total_d = sum(int(s["instructions"]) for s in steps_d)
         total_p = sum(int(s["instructions"]) for s in steps_p)
+        whole = (f"whole DS-CNN | {cmsis_total:,} | {cmsis_total / DSCNN_MACS:.2f} | {total_d / cmsis_total:.2f} |"
+                 if cmsis_total else "| | | |")
         print(f"| | all steps | | {DSCNN_MACS:,} | {total_p:,} | {total_d:,} | {per_mac(total_p, DSCNN_MACS)} | "
-              f"{per_mac(total_d, DSCNN_MACS)} | whole DS-CNN | {CMSIS_DSCNN_TOTAL:,} | "
-              f"{CMSIS_DSCNN_TOTAL / DSCNN_MACS:.2f} | {total_d / CMSIS_DSCNN_TOTAL:.2f} |")
+              f"{per_mac(total_d, DSCNN_MACS)} | {whole}")
     return 1 if failed else 0
 
 

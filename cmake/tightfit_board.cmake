@@ -1,11 +1,12 @@
 # tightfit_add_board(<target> <board> [STACK_SIZE <bytes>])
 #
 # Makes the executable <target> a bare-metal firmware for <board> (a folder of firmware/boards:
-# mps2-an386 for Cortex-M4, mps2-an500 for Cortex-M7): adds the start-up code, the UART output,
+# mps2-an386 for Cortex-M4, mps2-an500 for Cortex-M7, mps3-an547 for Cortex-M55, cortex-m0plus,
+# rv32imc): adds the start-up code, the UART output,
 # the semihosting exit, the instruction counter and stack painting, links with the board's linker
 # script and names the output <target>.elf. The firmware's main() returns its exit status.
 #
-# Also adds the target <target>-qemu, which runs the firmware in qemu-system-arm under -icount
+# Also adds the target <target>-qemu, which runs the firmware in QEMU under -icount
 # (exact instruction counts): `cmake --build <dir> --target <target>-qemu`.
 include_guard(GLOBAL)
 
@@ -26,9 +27,28 @@ function(tightfit_add_board target board)
   endif()
 
   set(src "${firmware_dir}/src")
-  target_sources(${target} PRIVATE
-    "${src}/startup.c" "${src}/uart.c" "${src}/semihosting.c" "${src}/stack_paint.c"
-    "${src}/instruction_counter.c" "${src}/icount_now.S" "${src}/figures.c")
+  # Arm boards (the default) and RV32 boards (TIGHTFIT_BOARD_ARCH riscv) differ in start-up,
+  # UART, exit and counter; the text output, stack painting and figures are shared.
+  if(NOT DEFINED TIGHTFIT_BOARD_ARCH)
+    set(TIGHTFIT_BOARD_ARCH arm)
+  endif()
+  if(NOT DEFINED TIGHTFIT_BOARD_QEMU)
+    set(TIGHTFIT_BOARD_QEMU qemu-system-arm)
+  endif()
+  target_sources(${target} PRIVATE "${src}/c_runtime.c" "${src}/text.c" "${src}/stack_paint.c" "${src}/figures.c")
+  if(TIGHTFIT_BOARD_ARCH STREQUAL "riscv")
+    target_sources(${target} PRIVATE "${src}/riscv/start.S" "${src}/riscv/startup.c" "${src}/riscv/uart.c"
+      "${src}/riscv/exit.c" "${src}/riscv/instruction_counter.c")
+    set(qemu_flags -bios none)
+  else()
+    target_sources(${target} PRIVATE "${src}/startup.c" "${src}/semihosting.c")
+    if(TIGHTFIT_BOARD_PERIPHERALS STREQUAL "nrf51")
+      target_sources(${target} PRIVATE "${src}/nrf51/uart.c" "${src}/nrf51/no_instruction_counter.c")
+    else()  # the MPS2/MPS3 boards' CMSDK UART and timers
+      target_sources(${target} PRIVATE "${src}/uart.c" "${src}/instruction_counter.c" "${src}/icount_now.S")
+    endif()
+    set(qemu_flags -semihosting-config enable=on,target=native)
+  endif()
   target_include_directories(${target} PRIVATE "${firmware_dir}/include" "${board_dir}")
 
   target_link_options(${target} PRIVATE
@@ -46,8 +66,8 @@ function(tightfit_add_board target board)
   # -icount shift=0: one nanosecond of virtual time per instruction, so that the timers count
   # instructions (docs/firmware.md). Semihosting carries the exit status out.
   add_custom_target(${target}-qemu
-    COMMAND qemu-system-arm -M ${TIGHTFIT_BOARD_QEMU_MACHINE} -nographic
-      -semihosting-config enable=on,target=native -icount shift=0,align=off,sleep=off
+    COMMAND ${TIGHTFIT_BOARD_QEMU} -M ${TIGHTFIT_BOARD_QEMU_MACHINE} -nographic
+      ${qemu_flags} -icount shift=0,align=off,sleep=off
       -kernel "$<TARGET_FILE:${target}>"
     DEPENDS ${target}
     USES_TERMINAL

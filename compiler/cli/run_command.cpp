@@ -1,8 +1,8 @@
 // `tightfit run MODEL.onnx --input x.npy --output-dir DIR`: compiles the model, builds the generated
 // code with the host C++ compiler against runtime/, runs it on the inputs and writes the outputs as
 // .npy, in the order of the model's outputs. This is how a user checks a compiled model before
-// flashing it. With --target BOARD the same model runs as firmware on an emulated Cortex-M in
-// qemu-system-arm instead: the measured flash, RAM and instructions are printed and added to the
+// flashing it. With --target BOARD the same model runs as firmware on an emulated Cortex-M or RV32 core in
+// QEMU instead: the measured flash, RAM and instructions are printed and added to the
 // report, which is written beside the outputs.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -51,18 +51,27 @@ struct RunOptions {
   int timeout_seconds = 600;
 };
 
-// The boards `--target` knows: firmware/boards/<board>, its core and the QEMU machine it runs on.
+// The boards `--target` knows: firmware/boards/<board>, its core, the QEMU machine it runs on,
+// the CMake toolchain file that builds for it and the QEMU program and flags that run it (Arm
+// boards exit through semihosting; the RV32 one starts the image itself and exits through
+// virt's test device).
 struct Board {
   const char* name;
   const char* core;
   const char* machine;
+  const char* toolchain;  // in cmake/
+  const char* qemu;
+  const char* qemu_flags;
 };
+constexpr const char* kArmQemuFlags = "-semihosting-config enable=on,target=native";
 constexpr Board kBoards[] = {
-    {"mps2-an386", "cortex-m4", "mps2-an386"},
-    {"mps2-an500", "cortex-m7", "mps2-an500"},
-    {"mps3-an547", "cortex-m55", "mps3-an547"},
+    {"mps2-an386", "cortex-m4", "mps2-an386", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
+    {"mps2-an500", "cortex-m7", "mps2-an500", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
+    {"mps3-an547", "cortex-m55", "mps3-an547", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
     // ARMv6-M image with the RP2040's memory limits, run on a Cortex-M3 board (docs/firmware.md).
-    {"cortex-m0plus", "cortex-m0plus", "mps2-an385"},
+    {"cortex-m0plus", "cortex-m0plus", "mps2-an385", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
+    // RV32IMC with the ESP32-C3's memory limits.
+    {"rv32imc", "rv32imc", "virt", "riscv32-unknown-elf.cmake", "qemu-system-riscv32", "-bios none"},
 };
 
 const Board* find_board(const std::string& name) {
@@ -280,7 +289,7 @@ void run_logged(const std::string& command, const fs::path& log, const std::stri
 void run_on_target(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
                    const fs::path& dir) {
   const Board* board = find_board(options.target);
-  if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500, mps3-an547, cortex-m0plus)", kExitUsage);
+  if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500, mps3-an547, cortex-m0plus, rv32imc)", kExitUsage);
   if (model.regions.size() != 1 || !compile.io_in_arena)
     throw Error("run: --target runs single-region models with their inputs and outputs in the arena", kExitUsage);
   for (const auto& ids : {model.graph.inputs, model.graph.outputs})
@@ -301,7 +310,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
       "cmake -S {} -B {} -DCMAKE_TOOLCHAIN_FILE={} -DTIGHTFIT_CORE={} -DTIGHTFIT_BOARD={} -DTIGHTFIT_MODEL={} "
       "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_NAME={} -DTIGHTFIT_PROFILE={}",
       shell_quoted((root / "firmware" / "run").string()), shell_quoted(build.string()),
-      shell_quoted((root / "cmake" / "arm-none-eabi.cmake").string()), board->core, board->name,
+      shell_quoted((root / "cmake" / board->toolchain).string()), board->core, board->name,
       shell_quoted(fs::absolute(compile.model).string()), shell_quoted(inputs), shell_quoted(fs::read_symlink("/proc/self/exe").string()),
       max_ram, shell_quoted(extra), compile.name, options.profile ? "ON" : "OFF");
   run_logged(configure, dir / "configure.log", "configuring the firmware");
@@ -309,9 +318,8 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
 
   const fs::path log = dir / "qemu.log";
   const std::string qemu = fmt::format(
-      "timeout {} qemu-system-arm -M {} -nographic -semihosting-config enable=on,target=native "
-      "-icount shift=0,align=off,sleep=off -kernel {}",
-      options.timeout_seconds, board->machine, shell_quoted((build / "tightfit_run.elf").string()));
+      "timeout {} {} -M {} -nographic {} -icount shift=0,align=off,sleep=off -kernel {}", options.timeout_seconds,
+      board->qemu, board->machine, board->qemu_flags, shell_quoted((build / "tightfit_run.elf").string()));
   const int status = interrupt::run_shell(qemu + " > " + shell_quoted(log.string()) + " 2>&1");
   const std::vector<std::uint8_t> bytes = read_file(log);
   const std::string text(bytes.begin(), bytes.end());
@@ -391,7 +399,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   report["measured"] = {
       {"board", board->name},
       {"core", board->core},
-      {"method", "qemu-system-arm -icount shift=0 (exact instruction counts)"},
+      {"method", fmt::format("{} -icount shift=0 (exact instruction counts)", board->qemu)},
       {"instructions", number("instructions")},
       {"flash", {{"total_bytes", number("flash_bytes")},
                  {"weights_bytes", number("weights_section_bytes")},
@@ -511,7 +519,7 @@ void add_run_command(CLI::App& app) {
       ->required();
   cmd->add_option("--output-dir", options->output_dir, "Folder for output_0.npy, output_1.npy, ...")->required();
   cmd->add_option("--build-dir", options->build_dir, "Keep the generated code and program here (default: a temporary folder)");
-  cmd->add_option("--target", options->target, "Run as firmware on an emulated board in QEMU: mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7), mps3-an547 (Cortex-M55 with Helium), cortex-m0plus (ARMv6-M, RP2040 memory, on mps2-an385)");
+  cmd->add_option("--target", options->target, "Run as firmware on an emulated board in QEMU: mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7), mps3-an547 (Cortex-M55 with Helium), cortex-m0plus (ARMv6-M, RP2040 memory, on mps2-an385), rv32imc (RISC-V, ESP32-C3 memory, on virt)");
   cmd->add_flag("--profile", options->profile,
                "With --target: also print the instructions of every step (kernel call), from a second run");
   cmd->add_option("--timeout", options->timeout_seconds, "Seconds QEMU may run with --target (default 600)")

@@ -14,9 +14,22 @@ void tf_stack_paint(void) {
   /* One assembly block that reads the stack pointer and paints below it without touching the
    * stack itself: C code could save registers below the value it read (GCC shrink-wraps the
    * prologue after the read for Cortex-M55) and then paint over its own return address.
-   * ARMv6-M instructions only. */
+   * On Arm, ARMv6-M instructions only. */
   uint32_t *word = __tightfit_stack_limit;
   uint32_t pattern = STACK_PAINT, sp;
+#if defined(__riscv)
+  __asm__ volatile(
+      "mv %[sp], sp\n"
+      "1:\n\t"
+      "bgeu %[word], %[sp], 2f\n\t"
+      "sw %[pattern], 0(%[word])\n\t"
+      "addi %[word], %[word], 4\n\t"
+      "j 1b\n"
+      "2:"
+      : [word] "+r"(word), [sp] "=&r"(sp)
+      : [pattern] "r"(pattern)
+      : "memory");
+#else
   __asm__ volatile(
       /* GCC assumes divided syntax in inline assembly for ARMv6-M, and restores its own after. */
       ".syntax unified\n\t"
@@ -31,6 +44,7 @@ void tf_stack_paint(void) {
       : [word] "+l"(word), [sp] "=&l"(sp)
       : [pattern] "l"(pattern)
       : "cc", "memory");
+#endif
 }
 
 uint32_t tf_stack_peak_bytes(void) {

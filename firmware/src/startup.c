@@ -5,12 +5,9 @@
 #include "tightfit_board.h"
 
 extern uint32_t __tightfit_stack_top[];
-extern uint32_t __tightfit_data_load[], __tightfit_data_start[], __tightfit_data_end[];
-extern uint32_t __tightfit_bss_start[], __tightfit_bss_end[];
-extern void (*__tightfit_init_array_start[])(void);
-extern void (*__tightfit_init_array_end[])(void);
 
-int main(void);
+/* c_runtime.c */
+__attribute__((noreturn)) void tf_run_program(void);
 
 /* Coprocessor Access Control Register: CP10 and CP11 are the FPU. */
 #define SCB_CPACR (*(volatile uint32_t *)0xE000ED88u)
@@ -26,16 +23,7 @@ static void enable_fpu(void) {
 __attribute__((noreturn)) void Reset_Handler(void) {
   /* Before anything else: memcpy and C++ constructors may use FPU registers. */
   enable_fpu();
-  tf_stack_paint();
-
-  const uint32_t *from = __tightfit_data_load;
-  for (uint32_t *to = __tightfit_data_start; to < __tightfit_data_end;) *to++ = *from++;
-  for (uint32_t *to = __tightfit_bss_start; to < __tightfit_bss_end;) *to++ = 0;
-
-  for (void (**ctor)(void) = __tightfit_init_array_start; ctor < __tightfit_init_array_end; ++ctor)
-    (*ctor)();
-
-  tf_exit(main());
+  tf_run_program();
 }
 
 /* Any fault or unexpected interrupt ends the run with a status that no test expects. */

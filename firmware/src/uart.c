@@ -1,4 +1,4 @@
-/* Text output through the CMSDK APB UART 0. */
+/* tf_putc() through the CMSDK APB UART 0 (text.c builds the rest of the text output on it). */
 #include <stdint.h>
 
 #include "board.h"
@@ -22,35 +22,4 @@ void tf_putc(char c) {
   while (UART_STATE & UART_STATE_TX_FULL) {
   }
   UART_DATA = (uint8_t)c;
-}
-
-void tf_puts(const char *text) {
-  while (*text) tf_putc(*text++);
-}
-
-void tf_put_u32(uint32_t value) {
-  char digits[10];
-  int n = 0;
-  do {
-    digits[n++] = (char)('0' + value % 10u);
-    value /= 10u;
-  } while (value != 0);
-  while (n > 0) tf_putc(digits[--n]);
-}
-
-void tf_put_i32(int32_t value) {
-  if (value < 0) {
-    tf_putc('-');
-    /* Through unsigned, so that INT32_MIN does not overflow. */
-    tf_put_u32(0u - (uint32_t)value);
-  } else {
-    tf_put_u32((uint32_t)value);
-  }
-}
-
-void tf_figure(const char *key, uint32_t value) {
-  tf_putc(' ');
-  tf_puts(key);
-  tf_putc('=');
-  tf_put_u32(value);
 }

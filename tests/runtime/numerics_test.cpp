@@ -112,7 +112,7 @@ TEST_CASE("requantize_integer equals the float requantization bit for bit", "[ru
   SECTION("ties of the product's own rounding and of the final one, and the extremes") {
     // 2^24 + 1 and its neighbours round when converted to float; odd multiples of powers of two
     // make exact halves at the end.
-    for (const int32_t acc : {16777217, 16777219, -16777217, 33554435, INT32_MAX, INT32_MIN, INT32_MIN + 1, 1, -1, 3, -3}) {
+    for (const int32_t acc : {16777217, 16777219, -16777217, 33554435, INT32_MAX, INT32_MIN, INT32_MIN + 1, 0, 1, -1, 3, -3}) {
       for (const float m : {0.5f, 1.5f, 2.0f, 0x1.000002p-1f, 0x1.fffffep-25f, 0x1p-30f, 0x1p+20f, 1e30f, 0x1p-126f}) {
         INFO("acc " << acc << " multiplier " << m);
         CHECK(tightfit::requantize_integer<int32_t>(acc, m, 0, -kWide, kWide) ==

@@ -384,16 +384,6 @@ inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, 
   }
 }
 
-// The taps [lo, hi) of a kernel axis that land inside [0, extent), for an
-// output whose first tap is at `start`.
-inline void tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t extent, int32_t& lo, int32_t& hi) {
-  lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
-  const int32_t room = extent - start;
-  hi = room <= 0 ? 0 : (room + dilation - 1) / dilation;
-  hi = hi < kernel ? hi : kernel;
-  if (lo > hi) lo = hi;
-}
-
 }  // namespace simd
 
 namespace portable {
@@ -478,11 +468,11 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
-      simd::tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
-        simd::tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
         const int32_t taps_w = kx_hi - kx_lo;
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
         // First tap of the window inside the image, for channel 0.
@@ -656,11 +646,11 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
-      simd::tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
-        simd::tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
         const T* x_first =
             in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * p.in_c;

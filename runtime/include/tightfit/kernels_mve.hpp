@@ -264,14 +264,6 @@ inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c,
   }
 }
 
-// The taps of a kernel axis inside the image: t in [lo, hi) with 0 <= start + t * dilation < size.
-inline void tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t size, int32_t& lo, int32_t& hi) {
-  lo = 0;
-  while (lo < kernel && start + lo * dilation < 0) ++lo;
-  hi = kernel;
-  while (hi > lo && start + (hi - 1) * dilation >= size) --hi;
-}
-
 // n bytes copied or set, 16 at a time (the last vector predicated).
 template <typename T>
 inline void copy_bytes(T* to, const T* from, int32_t n) {
@@ -345,11 +337,11 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
-      tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
-        tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
         const T* x_first =
             in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
@@ -399,7 +391,7 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
         T* e = patch;
         int32_t kx_lo, kx_hi;
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
-        tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
         for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes) {
           const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
           if (iy < 0 || iy >= p.in_h || kx_lo >= kx_hi) {

@@ -13,8 +13,8 @@
 // gathered into a byte patch) against two weight rows at a time, in one assembly loop that keeps
 // everything in r0-r7: per pair of MACs one input load, its zero point added from a high
 // register, two weight loads with the same index, two MULS and two ADDS (5 instructions per MAC;
-// GCC's own loop for the portable kernel takes about twice that). Depthwise runs one channel at
-// a time over the taps inside the image, found once per pixel.
+// GCC's own loop for the portable kernel takes about twice that). Depthwise lists the taps inside
+// the image once per pixel and runs each channel down the list.
 //
 // Read/write order (for outputs that overlap their inputs in memory): every kernel here writes
 // its output in the portable kernel's raster order, pixel after pixel, channels ascending within
@@ -124,48 +124,44 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
                       p.output_max, out + r * p.out_features);
 }
 
-// The taps of a kernel axis inside the image: t in [lo, hi) with 0 <= start + t * dilation < size.
-inline void tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t size, int32_t& lo, int32_t& hi) {
-  lo = 0;
-  while (lo < kernel && start + lo * dilation < 0) ++lo;
-  hi = kernel;
-  while (hi > lo && start + (hi - 1) * dilation >= size) --hi;
-}
+// The most kernel taps the depthwise kernel lists per pixel (3x3 and 5x5 kernels fit).
+constexpr int32_t kMaxTaps = 25;
 
-// Depthwise, depth multiplier 1, one channel at a time over the taps of pixel p inside the
-// image. Reads pixel p's taps for channel c, then writes y[p][c]; channels ascending, pixels in
-// raster order.
+// Depthwise, depth multiplier 1: for each output pixel the taps inside the image are listed once
+// (input and weight offsets of channel 0), then each channel runs down that list: a loop of a
+// few values, which GCC keeps in the low registers. Reads pixel p's taps for channel c, then
+// writes y[p][c]; channels ascending, pixels in raster order.
 template <typename T, typename TW>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  if (p.out_c != p.in_c) return portable::conv_depthwise(p, in, weights, bias, multipliers, out);
+  if (p.out_c != p.in_c || p.kernel_h * p.kernel_w > kMaxTaps)
+    return portable::conv_depthwise(p, in, weights, bias, multipliers, out);
   const int32_t channels = p.in_c, zx = p.input_zero_point, zw = p.weight_zero_point;
+  int32_t x_offset[kMaxTaps], w_offset[kMaxTaps];
   for (int32_t b = 0; b < p.batch; ++b) {
+    const T* image = in + b * p.in_h * p.in_w * channels;
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
-      tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
-        tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
-        const T* x_first =
-            in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
-        const TW* w_first = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
-        const int32_t x_row_step = p.dilation_h * p.in_w * channels, x_tap_step = p.dilation_w * channels;
-        const int32_t w_row_step = p.kernel_w * channels;
-        const int32_t rows = ky_hi - ky_lo, taps = kx_hi - kx_lo;
-        for (int32_t c = 0; c < channels; ++c) {
-          int32_t acc = bias != nullptr ? bias[c] : 0;
-          const T* x_row = x_first + c;
-          const TW* w_row = w_first + c;
-          for (int32_t ky = 0; ky < rows; ++ky, x_row += x_row_step, w_row += w_row_step) {
-            const T* xt = x_row;
-            const TW* wt = w_row;
-            for (int32_t kx = 0; kx < taps; ++kx, xt += x_tap_step, wt += channels)
-              acc += (static_cast<int32_t>(*xt) - zx) * (static_cast<int32_t>(*wt) - zw);
+        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        int32_t taps = 0;
+        for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
+          for (int32_t kx = kx_lo; kx < kx_hi; ++kx, ++taps) {
+            x_offset[taps] = ((iy0 + ky * p.dilation_h) * p.in_w + ix0 + kx * p.dilation_w) * channels;
+            w_offset[taps] = (ky * p.kernel_w + kx) * channels;
           }
+        }
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+        for (int32_t c = 0; c < channels; ++c) {
+          const T* x = image + c;
+          const TW* w = weights + c;
+          int32_t acc = bias != nullptr ? bias[c] : 0;
+          for (int32_t t = 0; t < taps; ++t)
+            acc += (static_cast<int32_t>(x[x_offset[t]]) - zx) * (static_cast<int32_t>(w[w_offset[t]]) - zw);
           y[c] = requantize<T>(acc, multipliers[p.per_channel ? c : 0], p.output_zero_point, p.output_min,
                                p.output_max);
         }

@@ -102,6 +102,16 @@ inline int32_t leading_zeros(uint32_t x) {
   return n;
 }
 
+// The exact product of a and m (both below 2^24) as high * 2^24 + low, high and low below 2^24:
+// four 12 x 12-bit multiplies, where a 64-bit product would be a library call on a 32-bit core.
+inline void multiply_24x24(uint32_t a, uint32_t m, uint32_t& high, uint32_t& low) {
+  const uint32_t a_hi = a >> 12, a_lo = a & 0xFFFu, m_hi = m >> 12, m_lo = m & 0xFFFu;
+  const uint32_t middle = a_hi * m_lo + a_lo * m_hi;  // < 2^25
+  low = a_lo * m_lo + ((middle & 0xFFFu) << 12);      // < 2^25
+  high = a_hi * m_hi + (middle >> 12) + (low >> 24);
+  low &= 0xFFFFFFu;
+}
+
 // x / 2^shift rounded to nearest, ties to even (0 < shift < 32).
 inline uint32_t shift_round_half_even(uint32_t x, int32_t shift) {
   const uint32_t half = uint32_t{1} << (shift - 1);
@@ -113,67 +123,69 @@ inline uint32_t shift_round_half_even(uint32_t x, int32_t shift) {
 
 }  // namespace detail
 
-// requantize_float() computed in integers only, bit for bit (for cores without an FPU, where
-// float arithmetic is a library call per operation): the same two IEEE roundings, emulated.
-//  1. float(acc): |acc| as A * 2^s with A in [2^23, 2^24), rounded half to even to 24 bits.
-//  2. times the multiplier M * 2^e (M its 24-bit significand): the exact product A * M in
-//     [2^46, 2^48) (four 12 x 12-bit multiplies: no 64-bit multiply), rounded half to even to 24
-//     bits: V * 2^t with V in [2^23, 2^24].
-//  3. V * 2^t rounded half to even to an integer, then clamped (clamping after the rounding gives
-//     what clamping before it gives: rounding is monotonic and the bounds are integers), plus
-//     the zero point.
+// The float path of requantize_integer(), for multipliers it does not take: kept out of line so
+// that the integer path does not carry its register pressure.
+template <typename T>
+__attribute__((noinline, cold)) T requantize_float_out_of_line(int32_t acc, float multiplier, int32_t zero_point,
+                                                              int32_t out_min, int32_t out_max) {
+  return requantize_float<T>(acc, multiplier, zero_point, out_min, out_max);
+}
+
+// requantize_float() computed in integers only, bit for bit, for every accumulator and
+// multiplier (requantize_integer() below takes the common cases faster and this one for the
+// rest): the same two IEEE roundings, emulated.
+//  1. float(acc) = A * 2^s: exact (s = 0) below 2^24 in magnitude, else rounded half to even to
+//     24 bits.
+//  2. times the multiplier M * 2^e (M its 24-bit significand): the exact product P = A * M
+//     (< 2^48; four 12 x 12-bit multiplies, no 64-bit multiply) rounded half to even to 24
+//     significant bits: V * 2^k.
+//  3. V * 2^(k + s + e) rounded half to even to an integer, then clamped (clamping after the
+//     rounding gives what clamping before it gives: rounding is monotonic and the bounds are
+//     integers), plus the zero point.
 // No subnormal can occur (a normal multiplier times |acc| >= 1 is at least 2^-126); a product
 // beyond float's range is beyond every bound and clamps to it, as the infinity would (bounds
-// within (-2^30, 2^30), which a quantized type's always are). A
-// multiplier that is not a positive normal float takes the float path. numerics_test.cpp checks
-// it against requantize_float() exhaustively over |acc| < 2^21 and on random and tie cases.
+// within (-2^30, 2^30), which a quantized type's always are). A multiplier that is not a positive
+// normal float takes the float path. numerics_test.cpp checks it against requantize_float()
+// exhaustively over |acc| <= 2^21 and on random and tie cases.
 template <typename T>
-inline T requantize_integer(int32_t acc, float multiplier, int32_t zero_point, int32_t out_min, int32_t out_max) {
+__attribute__((noinline)) T requantize_integer_general(int32_t acc, float multiplier, int32_t zero_point,
+                                                       int32_t out_min, int32_t out_max) {
   uint32_t bits;
   __builtin_memcpy(&bits, &multiplier, sizeof bits);
-  const int32_t exponent_field = static_cast<int32_t>((bits >> 23) & 0xFF);
-  if ((bits >> 31) != 0 || exponent_field == 0 || exponent_field == 0xFF)
-    return requantize_float<T>(acc, multiplier, zero_point, out_min, out_max);
-  const int32_t lo = out_min - zero_point, hi = out_max - zero_point;
-  if (acc == 0) return static_cast<T>(clamp_int(0, lo, hi) + zero_point);
+  const int32_t exponent_field = static_cast<int32_t>(bits >> 23);  // the sign bit makes it > 0xFF
+  if (exponent_field == 0 || exponent_field >= 0xFF)
+    return requantize_float_out_of_line<T>(acc, multiplier, zero_point, out_min, out_max);
   const bool negative = acc < 0;
-  uint32_t magnitude = negative ? 0u - static_cast<uint32_t>(acc) : static_cast<uint32_t>(acc);
+  uint32_t a = negative ? 0u - static_cast<uint32_t>(acc) : static_cast<uint32_t>(acc);
 
-  // 1. float(acc) = A * 2^s.
-  const int32_t length = 32 - detail::leading_zeros(magnitude);
-  int32_t s = length - 24;
-  uint32_t a;
-  if (s > 0) {
-    a = detail::shift_round_half_even(magnitude, s);
+  // 1. float(acc) = A * 2^s, A < 2^24.
+  int32_t s = 0;
+  if (a >= (uint32_t{1} << 24)) {
+    s = 8 - detail::leading_zeros(a);  // bit length - 24
+    a = detail::shift_round_half_even(a, s);
     if (a == (uint32_t{1} << 24)) a >>= 1, ++s;
-  } else {
-    a = magnitude << -s;
   }
 
-  // 2. A * M exactly, as hi * 2^24 + lo with lo < 2^24, then rounded to 24 bits.
-  const uint32_t m = (bits & 0x7FFFFFu) | 0x800000u;
-  const uint32_t a_hi = a >> 12, a_lo = a & 0xFFFu, m_hi = m >> 12, m_lo = m & 0xFFFu;
-  const uint32_t middle = a_hi * m_lo + a_lo * m_hi;  // < 2^25
-  uint32_t low = a_lo * m_lo + ((middle & 0xFFFu) << 12);  // < 2^25
-  uint32_t high = a_hi * m_hi + (middle >> 12) + (low >> 24);  // product / 2^24, in [2^22, 2^24)
-  low &= 0xFFFFFFu;
-  // The product has 47 or 48 bits: keep 24 of them (high has 23 or 24 bits; the rest is below).
-  int32_t k;       // bits dropped
-  uint32_t v;      // the kept bits, rounded
-  uint32_t rest;   // the dropped bits, as a fraction of the last kept bit: compare with `half`
-  uint32_t half;
-  if (high >= (uint32_t{1} << 23)) {  // 48 bits: drop the low 24
-    k = 24, v = high, rest = low, half = uint32_t{1} << 23;
-  } else {  // 47 bits: drop the low 23
-    k = 23, v = (high << 1) | (low >> 23), rest = low & 0x7FFFFFu, half = uint32_t{1} << 22;
+  // 2. P = A * M = high * 2^24 + low (high, low < 2^24), rounded to 24 significant bits.
+  uint32_t high, low;
+  detail::multiply_24x24(a, (bits & 0x7FFFFFu) | 0x800000u, high, low);
+  uint32_t v = low;  // P itself when it has at most 24 bits (k = 0)
+  int32_t k = 0;     // bits dropped: P's bit length - 24 = high's bit length
+  if (high != 0) {
+    k = 32 - detail::leading_zeros(high);
+    v = (high << (24 - k)) | (low >> k);
+    if (k > 0) {
+      const uint32_t half = uint32_t{1} << (k - 1);
+      const uint32_t rest = low & ((half << 1) - 1);
+      if (rest > half || (rest == half && (v & 1))) ++v;  // may reach 2^24: still exact
+    }
   }
-  if (rest > half || (rest == half && (v & 1))) ++v;
 
   // 3. value = V * 2^(k + s + e), e = exponent_field - 150; rounded half to even to an integer.
-  const int32_t fraction_bits = -(k + s + exponent_field - 150);
+  const int32_t fraction_bits = 150 - exponent_field - k - s;
   int32_t q;
   if (fraction_bits <= -7) {
-    q = INT32_MAX;  // at least 2^30: at or beyond every bound in (-2^30, 2^30)
+    q = v == 0 ? 0 : INT32_MAX;  // 0, or at least 2^30: at or beyond every bound in (-2^30, 2^30)
   } else if (fraction_bits <= 0) {
     q = static_cast<int32_t>(v << -fraction_bits);  // an integer already, below 2^31
   } else if (fraction_bits >= 32) {
@@ -182,7 +194,54 @@ inline T requantize_integer(int32_t acc, float multiplier, int32_t zero_point, i
     q = static_cast<int32_t>(detail::shift_round_half_even(v, fraction_bits));
   }
   if (negative) q = -q;
+  const int32_t lo = out_min - zero_point, hi = out_max - zero_point;
   return static_cast<T>(clamp_int(q, lo, hi) + zero_point);
+}
+
+// requantize_float() in integers only, bit for bit, for cores without an FPU (where float
+// arithmetic is a library call per operation). The common case -- |acc| < 2^24, so float(acc) is
+// exact, and a multiplier below 0.5, so the value has at least 25 fraction bits -- directly:
+// with P = |acc| * M exact (M the multiplier's 24-bit significand; P = high * 2^24 + low) and
+// F = the fraction bits of P * 2^e, the value's integer part is I = high >> (F - 24) and its
+// fraction R = P mod 2^F. The product's own rounding to 24 bits (at bit k = bit length of P - 24,
+// at least 15 bits below F while the value is below 2^9: k <= F - 15 in every case that is not
+// clamped anyway) moves P by at most 2^(k-1) < 2^24, so it decides nothing unless R lies within
+// 2^(k-1) of the half 2^(F-1): then the float is exactly I + 1/2 and rounds to even. Every other
+// case goes to requantize_integer_general(). numerics_test.cpp checks both against
+// requantize_float().
+template <typename T>
+inline T requantize_integer(int32_t acc, float multiplier, int32_t zero_point, int32_t out_min, int32_t out_max) {
+  uint32_t bits;
+  __builtin_memcpy(&bits, &multiplier, sizeof bits);
+  const int32_t fraction_bits = 150 - static_cast<int32_t>(bits >> 23);  // < 0 with the sign bit set
+  const bool negative = acc < 0;
+  const uint32_t a = negative ? 0u - static_cast<uint32_t>(acc) : static_cast<uint32_t>(acc);
+  // exponent field 0 (F = 150) and negative multipliers fall outside too.
+  if (a >= (uint32_t{1} << 24) || fraction_bits < 25 || fraction_bits > 149)
+    return requantize_integer_general<T>(acc, multiplier, zero_point, out_min, out_max);
+  int32_t q = 0;  // F >= 49: P < 2^48 <= 2^(F-1), below one half
+  if (fraction_bits <= 48) {
+    uint32_t high, low;
+    detail::multiply_24x24(a, (bits & 0x7FFFFFu) | 0x800000u, high, low);
+    const int32_t d = fraction_bits - 24;  // 1 .. 24: the fraction bits within high
+    const uint32_t integer = high >> d;
+    const uint32_t fraction = high & ((uint32_t{1} << d) - 1);
+    const uint32_t half = uint32_t{1} << (d - 1);
+    q = static_cast<int32_t>(integer);
+    if (fraction > half) {
+      ++q;
+    } else if (fraction + 1 >= half) {  // R within 2^24 of the half: the product's rounding counts
+      const uint32_t h = uint32_t{1} << (31 - detail::leading_zeros(high));  // 2^(k-1), high != 0 here
+      const bool tie = fraction == half ? low <= h : low >= (uint32_t{1} << 24) - h;
+      if (tie) {
+        q += q & 1;
+      } else if (fraction == half) {
+        ++q;  // above the half by more than the product's rounding
+      }
+    }
+  }
+  if (negative) q = -q;
+  return static_cast<T>(clamp_int(q, out_min - zero_point, out_max - zero_point) + zero_point);
 }
 
 // The requantization the kernels use: in integers where float arithmetic would be a library

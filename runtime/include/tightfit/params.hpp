@@ -60,6 +60,17 @@ constexpr bool conv_is_pointwise(const ConvParams& p) {
          p.pad_left == 0 && p.groups == 1 && p.out_h == p.in_h && p.out_w == p.in_w;
 }
 
+// The taps [lo, hi) of one kernel axis that land inside [0, extent), for an output whose first
+// tap is at `start` (the fast kernels find them once per output pixel). No division: ARMv6-M
+// has no divide instruction.
+inline void conv_tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t extent, int32_t& lo,
+                           int32_t& hi) {
+  lo = 0;
+  while (lo < kernel && start + lo * dilation < 0) ++lo;
+  hi = kernel;
+  while (hi > lo && start + (hi - 1) * dilation >= extent) --hi;
+}
+
 // ---------------------------------------------------------------------------
 // Fully connected / matrix multiply with constant weights (ONNX QLinearMatMul,
 // and QGemm-like A * W^T + bias): out[r][o] = requant(sum_k (x[r][k]-zx) *
