@@ -14,6 +14,7 @@
 #include "plan/csv.hpp"
 #include "util/write_files.hpp"
 #include "report/report.hpp"
+#include "util/interrupt.hpp"
 
 namespace tightfit {
 
@@ -47,7 +48,16 @@ void add_compile_command(CLI::App& app) {
     std::string core = target->empty() ? (arm_toolchain_found() ? "mps2-an386" : "none") : *target;
     if (const char* board = board_core(core)) core = board;
     if (core != "none") {
-      add_linked_flash(model, link_for_core(model, compile.name, core, compile.weights_section));
+      try {
+        add_linked_flash(model, link_for_core(model, compile.name, core, compile.weights_section));
+      } catch (const interrupt::Interrupted&) {
+        throw;
+      } catch (const Error& e) {
+        // Asked for, the link must work; by default a toolchain that cannot link (no newlib, say)
+        // leaves the estimate, which the report marks as one.
+        if (!target->empty()) throw;
+        fmt::print(stderr, "tightfit: note: the report's flash is an estimate: {}\n", e.what());
+      }
       if (const auto problems = report::check_report(model.report); !problems.empty())
         throw Error(compile.model + ": internal error: the report breaks its schema: " + problems.front());
     }

@@ -29,5 +29,15 @@ grep -q "code (estimate)" "$out/none/net.report.txt" || fail "--target none: the
 
 "$tightfit" compile "$model" -o "$out/bad" --target cortex-m99 2>"$out/err" && fail "--target cortex-m99 was taken"
 [ "$(wc -l <"$out/err")" -eq 1 ] && grep -q "cortex-m99" "$out/err" || fail "unknown target: $(cat "$out/err")"
+# A toolchain that cannot link: by default the estimate, with a note; asked for, an error.
+mkdir -p "$out/broken"
+printf '#!/bin/sh\necho "arm-none-eabi-g++: error: no C library" >&2\nexit 1\n' >"$out/broken/arm-none-eabi-g++"
+chmod +x "$out/broken/arm-none-eabi-g++"
+PATH="$out/broken:$PATH" "$tightfit" compile "$model" -o "$out/default" --name net --quiet 2>"$out/err" ||
+  fail "a toolchain that cannot link failed the default compile: $(cat "$out/err")"
+grep -q "the report's flash is an estimate" "$out/err" || fail "no note that the flash is an estimate"
+grep -q '"linked"' "$out/default/net.report.json" && fail "linked with a broken toolchain"
+PATH="$out/broken:$PATH" "$tightfit" compile "$model" -o "$out/asked" --target mps2-an386 2>/dev/null &&
+  fail "--target with a toolchain that cannot link succeeded"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "left in the temporary folder: $(ls "$TMPDIR")"
 echo "ok"
