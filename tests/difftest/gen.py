@@ -130,8 +130,10 @@ def real_range(net, t):
 # ----------------------------------------------------------------------------
 # Generation
 # ----------------------------------------------------------------------------
-def generate(seed, ops=None, min_layers=1, max_layers=30):
-    """A random Net from `seed`; `ops` limits the layers drawn (default: every kind of OPS)."""
+def generate(seed, ops=None, min_layers=1, max_layers=30, float_images=False):
+    """A random Net from `seed`; `ops` limits the layers drawn (default: every kind of OPS);
+    float_images: every 4-D graph input is float (the firmware of `tightfit run --target` takes an
+    integer input only in ONNX's layout, and tightfit keeps images channels-last)."""
     rng = np.random.default_rng(seed)
     dtype = 'int8' if rng.random() < 0.5 else 'uint8'
     net = Net(dtype, seed)
@@ -141,7 +143,7 @@ def generate(seed, ops=None, min_layers=1, max_layers=30):
     weights = [OPS[k] for k in kinds]
     pool = []  # tensor names that layers may read
     for i in range(d.pick([1, 2, 3], [6, 3, 1])):
-        add_input(net, d, pool, i)
+        add_input(net, d, pool, i, float_images)
     target = d.int(min_layers, max_layers)
     attempts = 0
     while len(net.layers) < target and attempts < target * 40:
@@ -165,7 +167,7 @@ def generate(seed, ops=None, min_layers=1, max_layers=30):
     return net
 
 
-def add_input(net, d, pool, i):
+def add_input(net, d, pool, i, float_images):
     name = f'in{i}'
     if d.chance(0.8):
         shape = [1 if d.chance(0.9) else 2, d.channels(), d.spatial(), d.spatial()]
@@ -174,7 +176,7 @@ def add_input(net, d, pool, i):
     while elements(shape) > MAX_ELEMENTS:
         shape[-1] = max(1, shape[-1] // 2)
     net.tensors[name] = Tensor(shape, d.scale(4.0 / 255), d.zero_point())
-    net.inputs.append((name, 'float' if d.chance(0.7) else 'int'))
+    net.inputs.append((name, 'float' if d.chance(0.7) or (float_images and len(shape) == 4) else 'int'))
     pool.append(name)
 
 
@@ -426,7 +428,7 @@ def gen_softmax(net, d, x, pool):
     s = net.tensors[x].shape
     # tightfit runs softmax over the innermost axis in memory only (the last, or the channels of a
     # 4-D tensor kept channels-last); other axes are refused, so drawn rarely
-    axis = -1 if d.chance(0.8) else (1 if len(s) == 4 and d.chance(0.5) else d.int(-len(s), len(s) - 1))
+    axis = (1 if len(s) == 4 else -1) if d.chance(0.8) else d.int(-len(s), len(s) - 1)
     if d.chance(0.6):
         scale, zp = 1 / 256, net.qmin()
     else:
