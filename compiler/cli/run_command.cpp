@@ -298,6 +298,15 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
           model.graph.tensors[id].dtype == ir::DType::Float32)
         throw Error("run: --target does not run models whose inputs or outputs are int32, float32 in the arena or quantized "
                     "per channel (the host run does)", kExitUsage);
+  // firmware/run reads an integer input in ONNX's order only: said here, not by the firmware in QEMU.
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+    const ir::Tensor& t = model.graph.tensors[model.graph.inputs[i]];
+    if (t.layout == ir::Layout::ChannelsLast && npy::load(options.inputs[i]).dtype != "f4")
+      throw Error(fmt::format("run: --target takes input {} '{}' only as float32: the model keeps it channels-last, and "
+                              "the firmware reads integer inputs in ONNX's order only (the host run takes both)",
+                              i, t.name),
+                  kExitUsage);
+  }
 
   const fs::path root = source_dir();
   std::string inputs, extra;

@@ -130,8 +130,10 @@ def real_range(net, t):
 # ----------------------------------------------------------------------------
 # Generation
 # ----------------------------------------------------------------------------
-def generate(seed, ops=None, min_layers=1, max_layers=30):
-    """A random Net from `seed`; `ops` limits the layers drawn (default: every kind of OPS)."""
+def generate(seed, ops=None, min_layers=1, max_layers=30, float_images=False):
+    """A random Net from `seed`; `ops` limits the layers drawn (default: every kind of OPS);
+    float_images: every 4-D graph input is float (the firmware of `tightfit run --target` takes an
+    integer input only in ONNX's layout, and tightfit keeps images channels-last)."""
     rng = np.random.default_rng(seed)
     dtype = 'int8' if rng.random() < 0.5 else 'uint8'
     net = Net(dtype, seed)
@@ -141,7 +143,7 @@ def generate(seed, ops=None, min_layers=1, max_layers=30):
     weights = [OPS[k] for k in kinds]
     pool = []  # tensor names that layers may read
     for i in range(d.pick([1, 2, 3], [6, 3, 1])):
-        add_input(net, d, pool, i)
+        add_input(net, d, pool, i, float_images)
     target = d.int(min_layers, max_layers)
     attempts = 0
     while len(net.layers) < target and attempts < target * 40:
@@ -165,7 +167,7 @@ def generate(seed, ops=None, min_layers=1, max_layers=30):
     return net
 
 
-def add_input(net, d, pool, i):
+def add_input(net, d, pool, i, float_images):
     name = f'in{i}'
     if d.chance(0.8):
         shape = [1 if d.chance(0.9) else 2, d.channels(), d.spatial(), d.spatial()]
@@ -174,7 +176,7 @@ def add_input(net, d, pool, i):
     while elements(shape) > MAX_ELEMENTS:
         shape[-1] = max(1, shape[-1] // 2)
     net.tensors[name] = Tensor(shape, d.scale(4.0 / 255), d.zero_point())
-    net.inputs.append((name, 'float' if d.chance(0.7) else 'int'))
+    net.inputs.append((name, 'float' if d.chance(0.7) or (float_images and len(shape) == 4) else 'int'))
     pool.append(name)
 
 
@@ -216,6 +218,9 @@ def activation(net, d, zp):
 
 
 def weight_params(net, d, w_shape, per_channel):
+    """Weights (w - zero point uniform in [-wmax, wmax], or all at the two ends 20% of the time),
+    their scales, and one zero point: 0 on int8 weights (70%), else a weights type of the
+    activations' and a zero point away from 0 (uint8: [63, 192]; int8: [-64, 63])."""
     w = d.rng.integers(-net.wmax, net.wmax + 1, size=w_shape)
     if d.chance(0.2):  # weights at the extremes
         w = np.where(d.rng.random(w_shape) < 0.5, net.wmax, -net.wmax)
@@ -223,7 +228,12 @@ def weight_params(net, d, w_shape, per_channel):
         ws = np.array([d.scale(1.0 / 128) for _ in range(w_shape[0])], np.float32)
     else:
         ws = np.array(d.scale(1.0 / 128), np.float32)
-    return w.astype(np.int8), ws
+    wtype, wz = 'int8', 0
+    if d.chance(0.3):
+        wtype = net.dtype
+        wz = d.int(63, 192) if wtype == 'uint8' else d.int(-64, 63)
+    lo, hi = QRANGE[wtype]
+    return np.clip(w + wz, lo, hi).astype(NP_OF[wtype]), ws, wz
 
 
 def acc_scale(net, x, ws, fan_in):
@@ -266,14 +276,14 @@ def gen_conv(net, d, x, pool, depthwise=False):
         wo = (w + pads[1] + pads[3] - ekw) // sw + 1
     if ho < 1 or wo < 1:
         return None
-    w_q, ws = weight_params(net, d, [cout, c // group, kh, kw], net.per_channel)
+    w_q, ws, wz = weight_params(net, d, [cout, c // group, kh, kw], net.per_channel)
     fan_in = (c // group) * kh * kw
     bias = None
     if d.chance(0.85):
         bias = d.rng.integers(-1, 2, size=cout) * d.rng.integers(0, 1 << d.int(0, 14), size=cout)
         bias = bias.astype(np.int32)
     return layer(net, 'conv', [x], [n, cout, ho, wo], d.scale(acc_scale(net, x, ws, fan_in)), d.zero_point(),
-                 attrs=attrs, w=w_q, ws=ws, b=bias, act=activation(net, d, None))
+                 attrs=attrs, w=w_q, ws=ws, wz=wz, b=bias, act=activation(net, d, None))
 
 
 def gen_dwconv(net, d, x, pool):
@@ -286,9 +296,9 @@ def gen_gemm(net, d, x, pool):
         return None
     n, k = s
     m = d.pick([1, 2, 3, 5, 8, 10, 16, 31, 32])
-    w_q, ws = weight_params(net, d, [m, k], net.per_channel)
+    w_q, ws, wz = weight_params(net, d, [m, k], net.per_channel)
     bias = (d.rng.integers(-2000, 2001, size=m)).astype(np.int32) if d.chance(0.85) else None
-    return layer(net, 'gemm', [x], [n, m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws, b=bias,
+    return layer(net, 'gemm', [x], [n, m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws, wz=wz, b=bias,
                  act=activation(net, d, None))
 
 
@@ -298,8 +308,8 @@ def gen_matmul(net, d, x, pool):
         return None
     k = s[-1]
     m = d.pick([1, 2, 3, 4, 7, 8, 16])
-    w_q, ws = weight_params(net, d, [k, m], False)
-    return layer(net, 'matmul', [x], s[:-1] + [m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws,
+    w_q, ws, wz = weight_params(net, d, [k, m], False)
+    return layer(net, 'matmul', [x], s[:-1] + [m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws, wz=wz,
                  act=None)
 
 
@@ -426,7 +436,7 @@ def gen_softmax(net, d, x, pool):
     s = net.tensors[x].shape
     # tightfit runs softmax over the innermost axis in memory only (the last, or the channels of a
     # 4-D tensor kept channels-last); other axes are refused, so drawn rarely
-    axis = -1 if d.chance(0.8) else (1 if len(s) == 4 and d.chance(0.5) else d.int(-len(s), len(s) - 1))
+    axis = (1 if len(s) == 4 else -1) if d.chance(0.8) else d.int(-len(s), len(s) - 1)
     if d.chance(0.6):
         scale, zp = 1 / 256, net.qmin()
     else:
@@ -651,7 +661,7 @@ class Graph:
         w = L['w'].reshape(L['w'].shape + (1, 1)) if four_d else L['w']
         ws = L['ws']
         return (self.init(L['out'] + '.w', w), self.init(L['out'] + '.w.scale', f32(ws)),
-                self.init(L['out'] + '.w.zp', np.zeros(ws.shape, np.int8)))
+                self.init(L['out'] + '.w.zp', np.full(ws.shape, L['wz'], L['w'].dtype)))
 
     def bias_dq(self, L, x):
         """The int32 bias dequantized with scale x_scale * w_scale (QDQ form)."""
@@ -778,6 +788,11 @@ def const_dq(g, L):
     return y + '.c.dq'
 
 
+# com.microsoft operators of one quantized input: (x, x_scale, x_zp, y_scale, y_zp) -> y
+CONTRIB_ONE_INPUT = dict(avgpool='QLinearAveragePool', gap='QLinearGlobalAveragePool', sigmoid='QLinearSigmoid',
+                         leakyrelu='QLinearLeakyRelu', softmax='QLinearSoftmax')
+
+
 def qop(net):
     g = Graph(net)
     quantize_inputs(g)
@@ -823,16 +838,10 @@ def qop(net):
                 g.node('Concat', x, dst, axis=L['axis'])
             else:
                 g.node('QLinearConcat', [ys, yz] + xq, dst, domain=MS, axis=L['axis'])
-        elif op == 'avgpool':
-            g.node('QLinearAveragePool', xq + [ys, yz], dst, domain=MS, **a)
-        elif op == 'gap':
-            g.node('QLinearGlobalAveragePool', xq + [ys, yz], dst, domain=MS, channels_last=0)
-        elif op == 'sigmoid':
-            g.node('QLinearSigmoid', xq + [ys, yz], dst, domain=MS)
-        elif op == 'leakyrelu':
-            g.node('QLinearLeakyRelu', xq + [ys, yz], dst, domain=MS, alpha=L['alpha'])
-        elif op == 'softmax':
-            g.node('QLinearSoftmax', xq + [ys, yz], dst, domain=MS, axis=L['axis'], opset=13)
+        elif op in CONTRIB_ONE_INPUT:
+            attrs = dict(avgpool=a, gap=dict(channels_last=0), sigmoid={}, leakyrelu=dict(alpha=L.get('alpha')),
+                         softmax=dict(axis=L.get('axis'), opset=13))[op]
+            g.node(CONTRIB_ONE_INPUT[op], xq + [ys, yz], dst, domain=MS, **attrs)
         elif op in ('tanh', 'relu', 'clip', 'requantize'):
             # no QLinear operator in ONNX Runtime: a float island, as in the QDQ form
             src = g.dq(x[0], y + '.in0')
@@ -873,7 +882,7 @@ def bound(net):
             e[y] = ein[0]
             continue
         if op in ('conv', 'gemm', 'matmul'):
-            w = np.abs(L['w'].astype(np.int64))
+            w = np.abs(L['w'].astype(np.int64) - L['wz'])
             per_out = w.reshape(w.shape[0], -1).sum(axis=1) if op != 'matmul' else w.sum(axis=0)
             ws = np.broadcast_to(L['ws'], per_out.shape)
             gain = float(np.max(per_out * ws)) * s[0] / sy
