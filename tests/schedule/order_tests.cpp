@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/pipeline.hpp"
+#include "error.hpp"
 #include "import/onnx_import.hpp"
 #include "schedule/channels_last.hpp"
 #include "schedule/order.hpp"
@@ -276,4 +277,21 @@ TEST_CASE("tightfit compile --no-reorder writes the file order and says so in th
   CHECK(steps == node_names(imported));
   CHECK(report["order"]["search"] == "off");
   CHECK(report["arena_bytes"] == report["order"]["file_order_arena_bytes"]);
+}
+
+TEST_CASE("a cap that only the reordered inception model fits under") {
+  // The file order needs 25600 B, the best order 22528 B (docs/schedule.md).
+  driver::CompileOptions options;
+  options.model = std::string(MODELS_DIR) + "/inception.qop.onnx";
+  options.name = "model";
+  options.max_ram = 23 * 1024;
+  options.time_limit_seconds = 2;
+  CHECK(driver::compile_model(options).plan.peak == 22528);
+  options.reorder = false;
+  try {
+    driver::compile_model(options);
+    FAIL("the file order fitted under 23 KiB");
+  } catch (const Error& e) {
+    CHECK(e.exit_code() == kExitCapTooSmall);
+  }
 }
