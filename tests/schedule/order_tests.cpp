@@ -242,7 +242,7 @@ std::vector<std::string> node_names(const ir::Graph& g) {
 
 }  // namespace
 
-TEST_CASE("with reordering off the nodes run in the file order; reordering never costs bytes") {
+TEST_CASE("with reordering off the nodes run in the file order, and reordering never costs bytes") {
   for (const std::string file : {"inception.qop.onnx", "unet.qdq.onnx", "resnet8.qop.onnx", "dscnn.qop.onnx"}) {
     INFO(file);
     ir::Graph imported = import::import_onnx(std::string(MODELS_DIR) + "/" + file, {});
