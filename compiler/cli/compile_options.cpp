@@ -25,7 +25,7 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_option("--alignment", c.alignment, "Alignment of every buffer in bytes (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
-  cmd.add_flag("!--no-reorder", c.reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");
+  cmd.add_flag("--no-reorder", o.no_reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");
 }
 
 namespace {
@@ -45,6 +45,7 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   if (!std::regex_match(c.name, kIdentifier))
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
   c.io_in_arena = !o.io_outside;
+  c.reorder = !o.no_reorder;
   if (!c.weights_section.empty()) check_section_name_usage(c.weights_section, "--weights-section");
   if (!c.arena_section.empty()) check_section_name_usage(c.arena_section, "--arena-section");
   static const std::regex kPin("(.+)=([^:]+):(.+)");

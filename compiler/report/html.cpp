@@ -156,6 +156,26 @@ std::string comparison_bars(const Document& d) {
          bar("no reuse (each tensor its own slot)", d.no_reuse_bytes, false) + "</div>\n";
 }
 
+// How the nodes' order was chosen and what it saved against the ONNX file order.
+std::string order_paragraph(const Document& d) {
+  if (!d.order) return "";
+  const Order& o = *d.order;
+  if (o.search == "off")
+    return fmt::format("<h2>Order</h2>\n<p>The ONNX file order (<code>--no-reorder</code>): live-sum bound {} B.</p>\n",
+                       o.file_order_bound_bytes);
+  const std::string what = o.reordered ? fmt::format("Reordered: {} of {} nodes moved", o.moved_nodes, d.steps.size())
+                                       : std::string("The ONNX file order, kept");
+  const std::string search = o.search == "exact" ? fmt::format("exact search, {} sets of nodes", o.states)
+                                                 : fmt::format("beam search, {} sets of nodes, up to {} B from the least peak",
+                                                               o.states, o.search_gap_bytes);
+  const std::string saved = o.file_order_arena_bytes > d.arena_bytes
+                                ? fmt::format("saves {} B", o.file_order_arena_bytes - d.arena_bytes)
+                                : std::string("no saving");
+  return fmt::format("<h2>Order</h2>\n<p>{} ({}). Live-sum bound: {} B in the file order, {} B in this order. "
+                     "Arena in the file order: {} B; this order {}.</p>\n",
+                     esc(what), esc(search), o.file_order_bound_bytes, o.bound_bytes, o.file_order_arena_bytes, saved);
+}
+
 std::string known(const std::optional<std::uint64_t>& value, const char* unit) {
   return value ? fmt::format("{} {}", *value, unit) : "not printed";
 }
@@ -283,7 +303,7 @@ std::string render_html(const nlohmann::json& report) {
   out += fmt::format("<header><h1>{}<span class=\"badge {}\">{}</span></h1>\n", esc(d.name), esc(d.status), esc(d.status));
   out += fmt::format("<p class=\"sub\">{} &middot; {} &middot; planner time limit {:g} s</p></header>\n",
                      esc(d.model), esc(d.tool), d.planner_time_limit_s);
-  out += failure_box(d) + summary_cards(d) + measured_section(d) + comparison_bars(d);
+  out += failure_box(d) + summary_cards(d) + measured_section(d) + comparison_bars(d) + order_paragraph(d);
   out += "<h2>Memory map</h2>\n<div class=\"map\">\n" + memory_map_svg(d) + "</div>\n";
   out += "<p class=\"hint\">x: schedule step; y: address in the region. One rectangle per buffer; hover it for its "
          "tensor, size, offset, steps and operator.</p>\n";

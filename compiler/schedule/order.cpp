@@ -7,15 +7,17 @@
 // only on S (a buffer is live once a node that touches it has run, or from the start, and until
 // every node that touches it has run, or to the end), so rest(S) does not depend on how S was
 // reached. Only downward-closed sets are visited, and on a graph of blocks in series they add up
-// over the blocks rather than multiply. Two prunings keep it exact: a step above the file order's
-// peak is never taken (the best order has no such step), and a step at least as high as the best
-// suffix found so far from S cannot improve it. The order itself is read off forwards: at every
+// over the blocks rather than multiply. Two prunings keep it exact: a step above the peak of an
+// order already known (the file order's, or the beam search's below) is never taken (the best
+// order has no such step), and a step at least as high as the best suffix found so far from S
+// cannot improve it; the lightest steps are tried first so that the second prunes early. The order itself is read off forwards: at every
 // step the node of smallest file index whose step and rest stay within the optimum.
 #include "schedule/order.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace tightfit::schedule {
@@ -106,10 +108,15 @@ class ExactSearch {
     if (done == walk_.nodes()) return 0;
     if (const auto found = memo_.find(s); found != memo_.end()) return found->second;
     if (memo_.size() >= budget_) throw OutOfStates{};
+    // The lightest steps first: a good suffix found early prunes the others.
+    std::vector<std::pair<StepBytes, int>> steps;
+    for (int v = 0; v < walk_.nodes(); ++v)
+      if (walk_.ready(s, v)) steps.push_back({walk_.step(s, done == 0, live, v), v});
+    std::stable_sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
+      return a.first.during != b.first.during ? a.first.during < b.first.during : a.first.after < b.first.after;
+    });
     std::uint64_t best = kNever;
-    for (int v = 0; v < walk_.nodes(); ++v) {
-      if (!walk_.ready(s, v)) continue;
-      const StepBytes bytes = walk_.step(s, done == 0, live, v);
+    for (const auto& [bytes, v] : steps) {
       if (bytes.during > ceiling_ || bytes.during >= best) continue;
       put(s, v);
       best = std::min(best, std::max(bytes.during, rest(s, done + 1, bytes.after)));
@@ -127,6 +134,7 @@ class ExactSearch {
     std::vector<int> order;
     while (static_cast<int>(order.size()) < walk_.nodes()) {
       const int done = static_cast<int>(order.size());
+      const std::size_t before = order.size();
       for (const int v : preference) {
         if (!walk_.ready(s, v)) continue;
         const StepBytes bytes = walk_.step(s, done == 0, live, v);
@@ -139,6 +147,8 @@ class ExactSearch {
         }
         drop(s, v);
       }
+      // rest() said some order keeps within the peak: a node on it is always found.
+      if (order.size() == before) throw std::logic_error("the order search lost its optimal order");
     }
     return order;
   }
@@ -270,34 +280,51 @@ OrderResult best_order(const OrderProblem& p, const OrderOptions& options) {
   for (int v = 0; v < n; ++v) file_order[v] = v, latest_first[v] = n - 1 - v;
   const std::uint64_t file_peak = order_peak(p, file_order);
 
+  // The beam first: the better of its order and the file order is the one to beat. The search
+  // then looks only for strictly lower peaks, which prunes most sets of nodes; finding none
+  // proves the known order optimal.
   OrderResult result;
-  ExactSearch search(walk, file_peak, options.state_budget);
+  const Partial beam = beam_order(walk, options.beam_width, result.states);
+  const bool file_is_known = file_peak <= beam.peak;
+  const std::uint64_t known_peak = std::min(file_peak, beam.peak);
+  const std::vector<int>& known_order = file_is_known ? file_order : beam.order;
   try {
+    ExactSearch below(walk, known_peak == 0 ? 0 : known_peak - 1, options.state_budget);
     Bits none = walk.empty();
-    result.peak = search.rest(none, 0, walk.start_bytes());
-    result.order = search.read_order(result.peak, file_order);
+    const std::uint64_t peak = known_peak == 0 ? kNever : below.rest(none, 0, walk.start_bytes());
+    result.states += below.states();
+    if (peak != kNever) {
+      result.peak = peak;
+      result.order = below.read_order(peak, file_order);
+      if (std::vector<int> other = below.read_order(peak, latest_first); other != result.order)
+        result.other_best_order = std::move(other);
+    } else if (file_is_known) {
+      // The file order is optimal and the smallest in file order of all orders.
+      result.peak = file_peak;
+      result.order = file_order;
+      if (beam.peak == file_peak && beam.order != file_order) result.other_best_order = beam.order;
+    } else {
+      // The beam's order is optimal; the first optimal order in file order may cost more states.
+      result.peak = beam.peak;
+      result.order = beam.order;
+      ExactSearch at(walk, known_peak, options.state_budget);
+      try {
+        Bits start = walk.empty();
+        at.rest(start, 0, walk.start_bytes());
+        result.order = at.read_order(known_peak, file_order);
+        if (result.order != beam.order) result.other_best_order = beam.order;
+      } catch (const OutOfStates&) {
+      }
+      result.states += at.states();
+    }
     result.lower_bound = result.peak;
     result.exact = true;
-  } catch (const OutOfStates&) {
-    result.states = search.states();
-  }
-  if (result.exact) {
-    try {
-      if (std::vector<int> other = search.read_order(result.peak, latest_first); other != result.order)
-        result.other_best_order = std::move(other);
-    } catch (const OutOfStates&) {  // the second candidate is a nicety: none past the budget
-    }
-    result.states = search.states();
     return result;
+  } catch (const OutOfStates&) {
+    result.states += options.state_budget;
   }
-  Partial beam = beam_order(walk, options.beam_width, result.states);
-  if (beam.peak < file_peak) {
-    result.order = std::move(beam.order);
-    result.peak = beam.peak;
-  } else {
-    result.order = file_order;
-    result.peak = file_peak;
-  }
+  result.order = known_order;
+  result.peak = known_peak;
   result.lower_bound = std::min(result.peak, peak_lower_bound(p));
   result.exact = result.lower_bound == result.peak;
   return result;

@@ -33,7 +33,7 @@ struct OrderProblem {
 };
 
 struct OrderOptions {
-  std::uint64_t state_budget = 250000;  // memoized sets of nodes before the search turns to the beam
+  std::uint64_t state_budget = 100000;  // memoized sets of nodes (about a second) before the beam's order stands
   int beam_width = 64;                  // states kept per step by the fallback
 };
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/pipeline.hpp"
+#include "error.hpp"
 #include "import/onnx_import.hpp"
 #include "schedule/channels_last.hpp"
 #include "schedule/order.hpp"
@@ -199,6 +200,18 @@ TEST_CASE("a wide graph stays within the state budget and beats its file order")
   CHECK_FALSE(found.exact);
 }
 
+TEST_CASE("shrinking a buffer never raises the least peak") {
+  std::mt19937 rng(6);
+  for (int trial = 0; trial < 300; ++trial) {
+    OrderProblem p = random_problem(rng, 2 + trial % 9);
+    const std::uint64_t before = schedule::best_order(p).peak;
+    OrderBuffer& shrunk = p.buffers[std::uniform_int_distribution<std::size_t>(0, p.buffers.size() - 1)(rng)];
+    shrunk.bytes = std::uniform_int_distribution<std::uint64_t>(0, shrunk.bytes)(rng);
+    INFO("trial " << trial);
+    CHECK(schedule::best_order(p).peak <= before);
+  }
+}
+
 TEST_CASE("a chain keeps its file order") {
   OrderProblem p;
   p.predecessors = {{}, {0}, {1}, {2}};
@@ -229,7 +242,7 @@ std::vector<std::string> node_names(const ir::Graph& g) {
 
 }  // namespace
 
-TEST_CASE("--no-reorder runs the nodes in the file order; reordering never costs bytes") {
+TEST_CASE("with reordering off the nodes run in the file order, and reordering never costs bytes") {
   for (const std::string file : {"inception.qop.onnx", "unet.qdq.onnx", "resnet8.qop.onnx", "dscnn.qop.onnx"}) {
     INFO(file);
     ir::Graph imported = import::import_onnx(std::string(MODELS_DIR) + "/" + file, {});
@@ -246,5 +259,39 @@ TEST_CASE("--no-reorder runs the nodes in the file order; reordering never costs
     CHECK(reordered.plan.peak <= kept.plan.peak);
     CHECK(order["bound_bytes"].get<std::uint64_t>() <= order["file_order_bound_bytes"].get<std::uint64_t>());
     CHECK(order["reordered"] == (node_names(reordered.graph) != node_names(imported)));
+  }
+}
+
+TEST_CASE("tightfit compile --no-reorder writes the file order and says so in the report") {
+  const std::string dir = std::filesystem::temp_directory_path() / ("tightfit-order-test-" + std::to_string(getpid()));
+  const std::string command = std::string(TIGHTFIT_EXE) + " compile " + MODELS_DIR +
+                              "/inception.qop.onnx --name m --quiet --no-reorder -o " + dir;
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::ifstream in(dir + "/m.report.json");
+  const nlohmann::json report = nlohmann::json::parse(in);
+  std::filesystem::remove_all(dir);
+  ir::Graph imported = import::import_onnx(std::string(MODELS_DIR) + "/inception.qop.onnx", {});
+  schedule::to_channels_last(imported);
+  std::vector<std::string> steps;
+  for (const auto& step : report["steps"]) steps.push_back(step["node"]);
+  CHECK(steps == node_names(imported));
+  CHECK(report["order"]["search"] == "off");
+  CHECK(report["arena_bytes"] == report["order"]["file_order_arena_bytes"]);
+}
+
+TEST_CASE("a cap that only the reordered inception model fits under") {
+  // The file order needs 25600 B, the best order 22528 B (docs/schedule.md).
+  driver::CompileOptions options;
+  options.model = std::string(MODELS_DIR) + "/inception.qop.onnx";
+  options.name = "model";
+  options.max_ram = 23 * 1024;
+  options.time_limit_seconds = 2;
+  CHECK(driver::compile_model(options).plan.peak == 22528);
+  options.reorder = false;
+  try {
+    driver::compile_model(options);
+    FAIL("the file order fitted under 23 KiB");
+  } catch (const Error& e) {
+    CHECK(e.exit_code() == kExitCapTooSmall);
   }
 }
