@@ -52,18 +52,20 @@ def library_members_of_model(map_text):
 
 
 # An input section: " .name" then address, size and object, on the same line or the next.
-ENTRY = re.compile(r"^ (\S+)(?:\n)?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$", re.M)
+ENTRY = re.compile(r"^ (\S+)\n?[ \t]+0x[0-9a-f]+[ \t]+0x([0-9a-f]+)[ \t]+(\S.*)$", re.M)
 
 
 def of_model_object(origin):
     return "(" not in origin and not FIRMWARE.search(origin)
 
 
-def dropped_from_model(map_text):
-    """Bytes of code and constants of the model's object that the firmware's link left out."""
+def dropped_from_model(map_text, name):
+    """Bytes of the model's own functions (namespace `name`) that the firmware's link left out."""
     block = map_text[map_text.index("Discarded input sections"):map_text.index("Memory Configuration")]
+    prefix = f".text._ZN{len(name)}{name}"
     return sum(int(m.group(2), 16) for m in ENTRY.finditer(block)
-               if m.group(1).startswith((".text", ".rodata", ".data")) and of_model_object(m.group(3).strip()))
+               if m.group(1).startswith(prefix) and "_GLOBAL__N_" not in m.group(1)
+               and of_model_object(m.group(3).strip()))
 
 
 def flash_by_origin(map_text):
@@ -107,7 +109,7 @@ def main():
     reported = linked["text_bytes"] + linked["rodata_bytes"] + linked["data_bytes"] + linked["weights_bytes"]
     map_text = open(args.map).read()
     linked_in, firmware = flash_by_origin(map_text)
-    dropped = dropped_from_model(map_text)
+    dropped = dropped_from_model(map_text, report["name"])
     model = linked_in + dropped
     off = (reported - model) / model
     print(f"{report['name']} on {args.core}: report {reported} B (code {linked['text_bytes']}, constants "
