@@ -53,6 +53,7 @@ class Net:
         self.dtype = dtype
         self.seed = seed
         self.wmax = 127 if dtype == 'int8' else 63  # uint8 x int8 without VNNI: 7-bit weights
+        self.per_channel = False  # Conv and Gemm weights scaled per output channel
         self.tensors = {}
         self.layers = []
         self.inputs = []   # (name, 'float' | 'int')
@@ -209,7 +210,7 @@ def layer(net, op, ins, shape, scale, zp, **attrs):
     return out
 
 
-def activation(net, d, zp):
+def activation(d):
     """A Relu or Clip fused after the layer (QDQ: the float op before QuantizeLinear)."""
     r = d.rng.random()
     if r < 0.2:
@@ -293,7 +294,7 @@ def gen_conv(net, d, x, pool, depthwise=False, op='conv'):
         bias = d.rng.integers(-1, 2, size=cout) * d.rng.integers(0, 1 << d.int(0, 14), size=cout)
         bias = bias.astype(np.int32)
     return layer(net, 'conv', [x], [n, cout, ho, wo], d.scale(acc_scale(net, x, ws, fan_in)), d.zero_point(),
-                 attrs=attrs, w=w_q, ws=ws, wz=wz, b=bias, act=activation(net, d, None))
+                 attrs=attrs, w=w_q, ws=ws, wz=wz, b=bias, act=activation(d))
 
 
 def gen_dwconv(net, d, x, pool):
@@ -309,7 +310,7 @@ def gen_gemm(net, d, x, pool):
     w_q, ws, wz = weight_params(net, d, [m, k], net.per_channel)
     bias = (d.rng.integers(-2000, 2001, size=m)).astype(np.int32) if d.chance(0.85) else None
     return layer(net, 'gemm', [x], [n, m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws, wz=wz, b=bias,
-                 act=activation(net, d, None))
+                 act=activation(d))
 
 
 def gen_convinteger(net, d, x, pool):
@@ -367,7 +368,7 @@ def gen_add(net, d, x, pool, op='add'):
     range_a = real_range(net, x)
     span = range_a * range_b if op == 'mul' else range_a + range_b
     return layer(net, op, ins, s, d.scale(span / 255 * 1.2), d.zero_point(), const=const,
-                 act=activation(net, d, None) if op == 'add' else None)
+                 act=activation(d) if op == 'add' else None)
 
 
 def gen_mul(net, d, x, pool):
@@ -375,7 +376,7 @@ def gen_mul(net, d, x, pool):
 
 
 def pool_attrs(d, h, w, ceil_allowed):
-    kh, kw = d.pick([1, 2, 3, 4], [1, 4, 4, 1]), None
+    kh = d.pick([1, 2, 3, 4], [1, 4, 4, 1])
     kw = kh if d.chance(0.8) else d.pick([1, 2, 3])
     sh = d.pick([1, 2, 3, 5], [3, 5, 2, 1])
     sw = sh if d.chance(0.8) else d.pick([1, 2, 3])
@@ -561,7 +562,7 @@ def gen_resize(net, d, x, pool):
     s = net.tensors[x].shape
     if len(s) != 4:
         return None
-    fh, fw = d.pick([1, 2, 3], [1, 4, 1]), None
+    fh = d.pick([1, 2, 3], [1, 4, 1])
     fw = fh if d.chance(0.8) else d.pick([1, 2, 3])
     ctm, mode = d.pick([('asymmetric', 'floor'), ('half_pixel', 'round_prefer_floor'),
                         ('half_pixel', 'round_prefer_ceil'), ('pytorch_half_pixel', 'round_prefer_floor')])
