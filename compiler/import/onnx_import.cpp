@@ -181,6 +181,7 @@ class Importer {
   ir::TensorId add_tensor(ir::Tensor t, bool quant_pending = false) {
     out_.tensors.push_back(std::move(t));
     pending_.push_back(quant_pending);
+    pending_sources_.emplace_back();
     return static_cast<ir::TensorId>(out_.tensors.size() - 1);
   }
 
@@ -204,7 +205,9 @@ class Importer {
     const ir::Tensor& src = tensor(like);
     const bool pending = pending_[like];
     const ir::Quant quant = src.quant;
-    return add_activation(name, src.dtype, shape, pending ? nullptr : &quant);
+    const ir::TensorId id = add_activation(name, src.dtype, shape, pending ? nullptr : &quant);
+    if (pending) pending_sources_[id].push_back(like);
+    return id;
   }
 
   void check_declared_shape(const std::string& name, const Shape& shape) const {
@@ -302,6 +305,9 @@ class Importer {
       t.quant = q.quant;
       t.quantized = true;
       pending_[id] = false;
+      // A copy made by data movement from a pending tensor (an integer graph input): the
+      // quantization stated for the copy is the source's too.
+      for (ir::TensorId source : pending_sources_[id]) bind_quant(source, q);
       return;
     }
     if (!same_quant(t.quant, q.quant))
@@ -1274,6 +1280,7 @@ class Importer {
           throw Error(fmt::format("inputs '{}' and '{}' are quantized differently", tensor(inputs[0]).name, tensor(t).name));
     }
     const ir::TensorId out = target ? add_activation(output_name, target->dtype, y, &target->quant) : add_like(output_name, inputs[0], y);
+    if (!target && pending_[out]) pending_sources_[out].assign(inputs.begin(), inputs.end());
     ir::Node& node = emit(n, ir::OpKind::Concat, onnx_op, inputs, out);
     node.attrs.axis = normalize_axis(axis_attr->i(), y.size());
     return out;
@@ -1401,6 +1408,7 @@ class Importer {
   int opset_ = 0;
   ir::Graph out_;
   std::vector<bool> pending_;  // per IR tensor: integer tensor whose quantization no one stated yet
+  std::vector<std::vector<ir::TensorId>> pending_sources_;  // per IR tensor: pending tensors it copies
   std::map<std::string, Value> values_;
   std::map<std::string, const onnx::ValueInfoProto*> declared_;
   std::map<std::string, std::vector<int>> consumers_;  // value name -> indices of nodes reading it

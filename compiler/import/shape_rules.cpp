@@ -38,7 +38,14 @@ Shape window_output(const Shape& input, Window& w, const std::string& auto_pad) 
     const std::int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;  // the dilated kernel
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       out[i] = (in + w.strides[i] - 1) / w.strides[i];
-      const std::int64_t total = std::max<std::int64_t>(0, (out[i] - 1) * w.strides[i] + extent - in);
+      // A stride above the window can leave rows past the last window (a negative padding). From
+      // two rows on, ONNX Runtime splits that negative padding too, and so skips rows at the start
+      // where others (and a padding clamped at 0) read from row 0: ambiguous, so refused.
+      const std::int64_t needed = (out[i] - 1) * w.strides[i] + extent - in;
+      if (needed < -1)
+        throw Error(fmt::format("auto_pad {} with stride {} over a window of {} leaves {} input {} unread, which "
+                                "runtimes place differently: give explicit pads", auto_pad, w.strides[i], extent, -needed, i == 0 ? "rows" : "columns"));
+      const std::int64_t total = std::max<std::int64_t>(0, needed);
       const std::int64_t small = total / 2, large = total - small;
       w.pads[i] = auto_pad == "SAME_UPPER" ? small : large;
       w.pads[i + 2] = auto_pad == "SAME_UPPER" ? large : small;

@@ -25,8 +25,11 @@ OPS = {
     'conv': 14, 'dwconv': 5, 'gemm': 5, 'matmul': 4, 'add': 7, 'mul': 5, 'maxpool': 4, 'avgpool': 4,
     'gap': 3, 'leakyrelu': 3, 'sigmoid': 3, 'tanh': 3, 'softmax': 3, 'concat': 6, 'reshape': 3,
     'flatten': 2, 'squeeze': 1, 'unsqueeze': 1, 'transpose': 3, 'pad': 3, 'resize': 3, 'relu': 2,
-    'clip': 2, 'requantize': 2,
+    'clip': 2, 'requantize': 2, 'convinteger': 2, 'matmulinteger': 2,
 }
+# ConvInteger / MatMulInteger: an int32 accumulator, requantized by DequantizeLinear (scale
+# x_scale * w_scale, zero point 0) and QuantizeLinear, the same in both forms.
+INTEGER_LAYERS = {'convinteger': 'ConvInteger', 'matmulinteger': 'MatMulInteger'}
 # Layers that only move or select integers: the output keeps the input's quantization.
 DATA_MOVEMENT = {'maxpool', 'reshape', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'pad', 'resize'}
 MAX_ELEMENTS = 4096  # per tensor, so that a model runs in milliseconds
@@ -50,6 +53,7 @@ class Net:
         self.dtype = dtype
         self.seed = seed
         self.wmax = 127 if dtype == 'int8' else 63  # uint8 x int8 without VNNI: 7-bit weights
+        self.per_channel = False  # Conv and Gemm weights scaled per output channel
         self.tensors = {}
         self.layers = []
         self.inputs = []   # (name, 'float' | 'int')
@@ -206,7 +210,7 @@ def layer(net, op, ins, shape, scale, zp, **attrs):
     return out
 
 
-def activation(net, d, zp):
+def activation(d):
     """A Relu or Clip fused after the layer (QDQ: the float op before QuantizeLinear)."""
     r = d.rng.random()
     if r < 0.2:
@@ -217,10 +221,11 @@ def activation(net, d, zp):
     return None
 
 
-def weight_params(net, d, w_shape, per_channel):
+def weight_params(net, d, w_shape, per_channel, activation_type=False):
     """Weights (w - zero point uniform in [-wmax, wmax], or all at the two ends 20% of the time),
-    their scales, and one zero point: 0 on int8 weights (70%), else a weights type of the
-    activations' and a zero point away from 0 (uint8: [63, 192]; int8: [-64, 63])."""
+    their scales, and one zero point: 0 on int8 weights (70%), else (always with activation_type)
+    weights of the activations' type and a zero point away from 0 (uint8: [63, 192]; int8:
+    [-64, 63])."""
     w = d.rng.integers(-net.wmax, net.wmax + 1, size=w_shape)
     if d.chance(0.2):  # weights at the extremes
         w = np.where(d.rng.random(w_shape) < 0.5, net.wmax, -net.wmax)
@@ -229,7 +234,7 @@ def weight_params(net, d, w_shape, per_channel):
     else:
         ws = np.array(d.scale(1.0 / 128), np.float32)
     wtype, wz = 'int8', 0
-    if d.chance(0.3):
+    if d.chance(0.3) or activation_type:
         wtype = net.dtype
         wz = d.int(63, 192) if wtype == 'uint8' else d.int(-64, 63)
     lo, hi = QRANGE[wtype]
@@ -243,7 +248,7 @@ def acc_scale(net, x, ws, fan_in):
     return T.scale * float(np.max(ws)) * spread * net.wmax / 2 * np.sqrt(fan_in) / 128.0
 
 
-def gen_conv(net, d, x, pool, depthwise=False):
+def gen_conv(net, d, x, pool, depthwise=False, op='conv'):
     s = net.tensors[x].shape
     if len(s) != 4:
         return None
@@ -276,14 +281,20 @@ def gen_conv(net, d, x, pool, depthwise=False):
         wo = (w + pads[1] + pads[3] - ekw) // sw + 1
     if ho < 1 or wo < 1:
         return None
-    w_q, ws, wz = weight_params(net, d, [cout, c // group, kh, kw], net.per_channel)
+    if op == 'convinteger' and net.dtype != 'uint8':
+        return None  # ONNX Runtime's ConvInteger: uint8 only
+    w_q, ws, wz = weight_params(net, d, [cout, c // group, kh, kw], net.per_channel and op == 'conv',
+                                activation_type=op == 'convinteger')
     fan_in = (c // group) * kh * kw
     bias = None
+    if op == 'convinteger':
+        return layer(net, op, [x], [n, cout, ho, wo], d.scale(acc_scale(net, x, ws, fan_in)), d.zero_point(),
+                     attrs=attrs, w=w_q, ws=ws, wz=wz, act=None)
     if d.chance(0.85):
         bias = d.rng.integers(-1, 2, size=cout) * d.rng.integers(0, 1 << d.int(0, 14), size=cout)
         bias = bias.astype(np.int32)
     return layer(net, 'conv', [x], [n, cout, ho, wo], d.scale(acc_scale(net, x, ws, fan_in)), d.zero_point(),
-                 attrs=attrs, w=w_q, ws=ws, wz=wz, b=bias, act=activation(net, d, None))
+                 attrs=attrs, w=w_q, ws=ws, wz=wz, b=bias, act=activation(d))
 
 
 def gen_dwconv(net, d, x, pool):
@@ -299,18 +310,26 @@ def gen_gemm(net, d, x, pool):
     w_q, ws, wz = weight_params(net, d, [m, k], net.per_channel)
     bias = (d.rng.integers(-2000, 2001, size=m)).astype(np.int32) if d.chance(0.85) else None
     return layer(net, 'gemm', [x], [n, m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws, wz=wz, b=bias,
-                 act=activation(net, d, None))
+                 act=activation(d))
 
 
-def gen_matmul(net, d, x, pool):
+def gen_convinteger(net, d, x, pool):
+    return gen_conv(net, d, x, pool, op='convinteger')
+
+
+def gen_matmul(net, d, x, pool, op='matmul'):
     s = net.tensors[x].shape
     if len(s) not in (2, 3):  # tightfit: a fully connected layer on 2-D or 3-D inputs
         return None
     k = s[-1]
     m = d.pick([1, 2, 3, 4, 7, 8, 16])
     w_q, ws, wz = weight_params(net, d, [k, m], False)
-    return layer(net, 'matmul', [x], s[:-1] + [m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws, wz=wz,
+    return layer(net, op, [x], s[:-1] + [m], d.scale(acc_scale(net, x, ws, k)), d.zero_point(), w=w_q, ws=ws, wz=wz,
                  act=None)
+
+
+def gen_matmulinteger(net, d, x, pool):
+    return gen_matmul(net, d, x, pool, op='matmulinteger')
 
 
 def broadcast_partner(net, d, x, pool):
@@ -349,7 +368,7 @@ def gen_add(net, d, x, pool, op='add'):
     range_a = real_range(net, x)
     span = range_a * range_b if op == 'mul' else range_a + range_b
     return layer(net, op, ins, s, d.scale(span / 255 * 1.2), d.zero_point(), const=const,
-                 act=activation(net, d, None) if op == 'add' else None)
+                 act=activation(d) if op == 'add' else None)
 
 
 def gen_mul(net, d, x, pool):
@@ -357,7 +376,7 @@ def gen_mul(net, d, x, pool):
 
 
 def pool_attrs(d, h, w, ceil_allowed):
-    kh, kw = d.pick([1, 2, 3, 4], [1, 4, 4, 1]), None
+    kh = d.pick([1, 2, 3, 4], [1, 4, 4, 1])
     kw = kh if d.chance(0.8) else d.pick([1, 2, 3])
     sh = d.pick([1, 2, 3, 5], [3, 5, 2, 1])
     sw = sh if d.chance(0.8) else d.pick([1, 2, 3])
@@ -543,7 +562,7 @@ def gen_resize(net, d, x, pool):
     s = net.tensors[x].shape
     if len(s) != 4:
         return None
-    fh, fw = d.pick([1, 2, 3], [1, 4, 1]), None
+    fh = d.pick([1, 2, 3], [1, 4, 1])
     fw = fh if d.chance(0.8) else d.pick([1, 2, 3])
     ctm, mode = d.pick([('asymmetric', 'floor'), ('half_pixel', 'round_prefer_floor'),
                         ('half_pixel', 'round_prefer_ceil'), ('pytorch_half_pixel', 'round_prefer_floor')])
@@ -582,6 +601,7 @@ GENERATORS = {
     'sigmoid': gen_sigmoid, 'tanh': gen_tanh, 'softmax': gen_softmax, 'concat': gen_concat, 'reshape': gen_reshape,
     'flatten': gen_flatten, 'squeeze': gen_squeeze, 'unsqueeze': gen_unsqueeze, 'transpose': gen_transpose,
     'pad': gen_pad, 'resize': gen_resize, 'relu': gen_relu, 'clip': gen_clip, 'requantize': gen_requantize,
+    'convinteger': gen_convinteger, 'matmulinteger': gen_matmulinteger,
 }
 assert set(GENERATORS) == set(OPS)
 
@@ -729,11 +749,26 @@ def plain(g, L, xs, y):
         raise ValueError(op)
 
 
+def integer_layer(g, L):
+    """ConvInteger / MatMulInteger, then DequantizeLinear of the int32 accumulator and
+    QuantizeLinear: the same nodes in both forms."""
+    x, y = L['ins'][0], L['out']
+    w, _, wz = g.weights(L)
+    g.node(INTEGER_LAYERS[L['op']], [x, w, g.zero_point(x), wz], y + '.acc', **L.get('attrs', {}))
+    scale = np.float32(np.float32(g.tensor(x).scale) * L['ws'])
+    g.node('DequantizeLinear', [y + '.acc', g.init(y + '.acc.scale', scale), g.init(y + '.acc.zp', np.int32(0))],
+           y + '.f')
+    g.q(y + '.f', y)
+
+
 def qdq(net):
     g = Graph(net)
     quantize_inputs(g)
     for L in net.layers:
         op, y = L['op'], L['out']
+        if op in INTEGER_LAYERS:
+            integer_layer(g, L)
+            continue
         xs = [g.dq(t, f'{y}.in{i}') for i, t in enumerate(L['ins'])]
         f = y + '.f'
         pre = y + '.pre' if L.get('act') else f
@@ -802,6 +837,9 @@ def qop(net):
         # A fused Relu/Clip: the layer writes y.pre with y's quantization, then a float island
         # DQ -> Relu/Clip -> Q (monotone, so clamping before or after rounding agrees).
         dst = y + '.pre' if L.get('act') and op not in ('relu', 'clip') else y
+        if op in INTEGER_LAYERS:
+            integer_layer(g, L)
+            continue
         if op in DATA_MOVEMENT:
             if op == 'pad':
                 g.node('Pad', [x[0], g.init(y + '.pads', np.array(L['pads'], np.int64)), g.zero_point(x[0])], y,
@@ -881,9 +919,9 @@ def bound(net):
         if op in DATA_MOVEMENT:
             e[y] = ein[0]
             continue
-        if op in ('conv', 'gemm', 'matmul'):
+        if op in ('conv', 'gemm', 'matmul', 'convinteger', 'matmulinteger'):
             w = np.abs(L['w'].astype(np.int64) - L['wz'])
-            per_out = w.reshape(w.shape[0], -1).sum(axis=1) if op != 'matmul' else w.sum(axis=0)
+            per_out = w.sum(axis=0) if op in ('matmul', 'matmulinteger') else w.reshape(w.shape[0], -1).sum(axis=1)
             ws = np.broadcast_to(L['ws'], per_out.shape)
             gain = float(np.max(per_out * ws)) * s[0] / sy
             fan_in = int(w.size // per_out.size)
