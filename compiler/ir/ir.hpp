@@ -89,7 +89,8 @@ struct Attrs {
 
   std::int64_t axis = 0;               // Concat, Softmax (normalised to be non-negative)
   std::vector<std::int64_t> perm;      // Transpose
-  float alpha = 0.01f;                 // LeakyRelu
+  float alpha = 0.01f;                 // LeakyRelu, HardSigmoid
+  float beta = 0.5f;                   // HardSigmoid
   bool softmax_wraps = false;          // Softmax from QLinearSoftmax: int8 results above 127 wrap as in ORT
   std::vector<float> scales;           // Resize (nearest): whole factors; output i reads input floor(i / scale)
 
