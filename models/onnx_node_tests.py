@@ -134,12 +134,12 @@ def convert(name, activations):
 # product, clamp, round half to even, + zero point), and onnx_node_tests_ort.mjs checks them
 # against ONNX Runtime too.
 
-def _model(name, node, x_name, x, y_type, inits):
+def _model(name, node, x_name, x, y_type, inits, opset=13):
     from onnx import helper, shape_inference
-    graph = helper.make_graph([node], name, [helper.make_tensor_value_info(x_name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype], list(x.shape))],
+    graph = helper.make_graph(node if isinstance(node, list) else [node], name, [helper.make_tensor_value_info(x_name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype], list(x.shape))],
                               [helper.make_tensor_value_info("y", y_type, None)],
                               [numpy_helper.from_array(v, k) for k, v in inits.items()])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="onnx_node_tests.py")
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="onnx_node_tests.py")
     m.ir_version = 7
     m.graph.output[0].type.tensor_type.shape.dim.add()  # a placeholder rank for the checker: inference replaces it
     m.graph.output[0].type.tensor_type.ClearField("shape")
@@ -224,6 +224,24 @@ def extra_cases():
                          onnx.TensorProto.INT8, {"b": b, **q}),
                   _qlinear_matmul(a, q["as"], q["az"], b, q["bs"], q["bz"], q["ys"], q["yz"], -128, 127, np.int8),
                   "QLinearMatMul, int8, A [2, 3, 16] by a batched constant B [2, 16, 5]"))
+    # HardSigmoid and HardSwish (ONNX Runtime has no QLinear form): DequantizeLinear -> op ->
+    # QuantizeLinear on every input level, computed in float32 as ONNX Runtime does.
+    f = np.float32
+    for name, op, attrs, dtype, q in (
+            ("extra_hardsigmoid_u8", "HardSigmoid", {"alpha": float(f(1.0 / 6.0)), "beta": 0.5}, np.uint8,
+             {"xs": f(0.05), "xz": 120, "ys": f(1.0 / 255.0), "yz": 0}),
+            ("extra_hardswish_s8", "HardSwish", {}, np.int8, {"xs": f(0.04), "xz": -10, "ys": f(0.025), "yz": -113})):
+        info = np.iinfo(dtype)
+        x = np.arange(info.min, info.max + 1).astype(dtype).reshape(1, 4, 8, 8)
+        v = f(q["xs"]) * (x.astype(np.int32) - q["xz"]).astype(f)
+        hard_sigmoid = lambda u, a, b: np.maximum(np.minimum(f(a) * u + f(b), f(1)), f(0))
+        y = v * hard_sigmoid(v, f(1.0 / 6.0), 0.5) if op == "HardSwish" else hard_sigmoid(v, attrs["alpha"], attrs["beta"])
+        y = np.clip(np.rint(y.astype(f) / f(q["ys"])) + q["yz"], info.min, info.max).astype(dtype)
+        nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]), helper.make_node(op, ["xf"], ["yf"], **attrs),
+                 helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
+        inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], dtype), "ys": np.array(q["ys"], f), "yz": np.array(q["yz"], dtype)}
+        cases.append((name, "x", x, _model(name, nodes, "x", x, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)], inits, opset=14),
+                      y, f"{op} between DequantizeLinear and QuantizeLinear, {np.dtype(dtype).name}, every input level"))
     return cases
 
 
@@ -240,7 +258,7 @@ def build():
         files[f"{name}.onnx"] = model.SerializeToString()
         files[f"{name}.input_0.npy"] = npy_bytes(x)
         files[f"{name}.output_0.npy"] = npy_bytes(y)
-        entries.append({"name": name, "model": f"{name}.onnx", "operators": [model.graph.node[0].op_type],
+        entries.append({"name": name, "model": f"{name}.onnx", "operators": [n.op_type for n in model.graph.node],
                         "inputs": [{"file": f"{name}.input_0.npy", "name": x_name, "dtype": str(x.dtype), "shape": list(x.shape)}],
                         "constants": [t.name for t in model.graph.initializer],
                         "outputs": [{"file": f"{name}.output_0.npy", "name": "y", "dtype": str(y.dtype), "shape": list(y.shape)}],

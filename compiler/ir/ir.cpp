@@ -24,27 +24,11 @@ std::size_t dtype_size(DType t) {
 
 const char* op_name(OpKind k) {
   switch (k) {
-    case OpKind::Conv: return "Conv";
-    case OpKind::FullyConnected: return "FullyConnected";
-    case OpKind::Add: return "Add";
-    case OpKind::Mul: return "Mul";
-    case OpKind::MaxPool: return "MaxPool";
-    case OpKind::AveragePool: return "AveragePool";
-    case OpKind::GlobalAveragePool: return "GlobalAveragePool";
-    case OpKind::LeakyRelu: return "LeakyRelu";
-    case OpKind::Sigmoid: return "Sigmoid";
-    case OpKind::Tanh: return "Tanh";
-    case OpKind::Softmax: return "Softmax";
-    case OpKind::Concat: return "Concat";
-    case OpKind::Reshape: return "Reshape";
-    case OpKind::Transpose: return "Transpose";
-    case OpKind::Pad: return "Pad";
-    case OpKind::Resize: return "Resize";
-    case OpKind::Clamp: return "Clamp";
-    case OpKind::Requantize: return "Requantize";
-    case OpKind::Quantize: return "Quantize";
-    case OpKind::Dequantize: return "Dequantize";
-    case OpKind::DynamicQuantize: return "DynamicQuantize";
+#define TIGHTFIT_OP(name) \
+  case OpKind::name:      \
+    return #name;
+#include "ops/ops.def"
+#undef TIGHTFIT_OP
   }
   return "?";
 }

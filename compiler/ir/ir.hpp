@@ -66,33 +66,12 @@ struct Tensor {
   std::int64_t bytes() const { return elements() * static_cast<std::int64_t>(dtype_size(dtype)); }
 };
 
+// The operators, listed in ops/ops.def; what each node holds is described in its file,
+// compiler/ops/<name>.cpp.
 enum class OpKind {
-  Conv,               // 2-D convolution, grouped and depthwise included; inputs: x, w, [bias int32];
-                      // an int32 output is the accumulator, with no bias (ConvInteger)
-  FullyConnected,     // y = x * W^T + b over the last axis; inputs: x [N,K], w [M,K], [bias int32 [M]];
-                      // or x [..., R, K] with w [B, M, K]: one matrix per batch (B = product of x's
-                      // leading dims), no bias. An int32 output is the accumulator (MatMulInteger).
-  Add,                // elementwise with numpy broadcasting; inputs: a, b
-  Mul,                // elementwise with numpy broadcasting; inputs: a, b
-  MaxPool,
-  AveragePool,
-  GlobalAveragePool,
-  LeakyRelu,          // attrs.alpha
-  Sigmoid,
-  Tanh,
-  Softmax,            // attrs.axis
-  Concat,             // attrs.axis; any number of inputs of the output's dtype, each requantized to the output's quantization
-  Reshape,            // a view: same bytes, new shape (Reshape, Flatten, Squeeze, Unsqueeze)
-  Transpose,          // attrs.perm
-  Pad,                // attrs.pads (ONNX order: all begins then all ends), constant mode, pad value = zero point
-  Resize,             // nearest; attrs.scales per axis (output = floor(input * scale))
-  Clamp,              // a standalone Relu/Clip that could not be fused: clamp to [act_min, act_max]
-  Requantize,         // change scale/zero point/dtype of an integer tensor
-  Quantize,           // float32 edge input -> integer
-  Dequantize,         // integer -> float32 edge output
-  DynamicQuantize,    // ONNX DynamicQuantizeLinear, at the edges only: float32 graph input x -> uint8 y,
-                      // float32 scalar scale, uint8 scalar zero point (outputs 0..2, graph outputs), the
-                      // parameters computed from x on every run; y is not quantized statically
+#define TIGHTFIT_OP(name) name,
+#include "ops/ops.def"
+#undef TIGHTFIT_OP
 };
 
 const char* op_name(OpKind k);
@@ -110,7 +89,8 @@ struct Attrs {
 
   std::int64_t axis = 0;               // Concat, Softmax (normalised to be non-negative)
   std::vector<std::int64_t> perm;      // Transpose
-  float alpha = 0.01f;                 // LeakyRelu
+  float alpha = 0.01f;                 // LeakyRelu, HardSigmoid
+  float beta = 0.5f;                   // HardSigmoid
   bool softmax_wraps = false;          // Softmax from QLinearSoftmax: int8 results above 127 wrap as in ORT
   std::vector<float> scales;           // Resize (nearest): whole factors; output i reads input floor(i / scale)
 

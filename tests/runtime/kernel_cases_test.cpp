@@ -407,6 +407,10 @@ std::vector<int64_t> run_lookup(const json& k, const std::string& op) {
     tightfit::build_sigmoid_table<T>(xs, xz, ys, yz, table);
   } else if (op == "tanh") {
     tightfit::build_tanh_table<T>(xs, xz, ys, yz, table);
+  } else if (op == "hard_sigmoid") {
+    tightfit::build_hard_sigmoid_table<T>(scalar(c, "alpha"), scalar(c, "beta"), xs, xz, ys, yz, table);
+  } else if (op == "hard_swish") {
+    tightfit::build_hard_swish_table<T>(xs, xz, ys, yz, table);
   } else {
     tightfit::build_leaky_relu_table<T>(scalar(c, "alpha"), xs, xz, ys, yz, table);
   }
@@ -526,7 +530,8 @@ std::vector<int64_t> run_case(const json& k) {
   if (op == "mul") return run_mul<T>(k);
   if (op == "concat") return run_concat<T>(k);
   if (op == "softmax") return run_softmax<T>(k);
-  if (op == "sigmoid" || op == "tanh" || op == "leakyrelu") return run_lookup<T>(k, op);
+  if (op == "sigmoid" || op == "tanh" || op == "leakyrelu" || op == "hard_sigmoid" || op == "hard_swish")
+    return run_lookup<T>(k, op);
   if (op == "pad") return run_pad<T>(k);
   if (op == "resize") return run_resize<T>(k);
   if (op == "transpose") return run_transpose<T>(k);

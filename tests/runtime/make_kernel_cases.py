@@ -303,12 +303,12 @@ def tanh_qdq_nodes():
             helper.make_node("QuantizeLinear", ["yf", "y_scale", "y_zp"], ["y"])]
 
 
-def unary_case(b, name, op, t, nodes, x, x_scale, x_zp, y_scale, y_zp, params=None, extra_consts=None):
+def unary_case(b, name, op, t, nodes, x, x_scale, x_zp, y_scale, y_zp, params=None, extra_consts=None, opset=13):
     """A case of one input x and one output y of type t, each quantized per tensor."""
     inits = [("x_scale", np.float32(x_scale)), ("x_zp", np.array(x_zp, dtype=NP_TYPES[t])),
              ("y_scale", np.float32(y_scale)), ("y_zp", np.array(y_zp, dtype=NP_TYPES[t]))]
     consts = {"x_scale": x_scale, "x_zp": x_zp, "y_scale": y_scale, "y_zp": y_zp, **(extra_consts or {})}
-    b.add(name, op, t, nodes, [("x", x)], inits, "y", t, params or {}, consts)
+    b.add(name, op, t, nodes, [("x", x)], inits, "y", t, params or {}, consts, opset=opset)
 
 
 def avgpool_case(b, name, t, x, x_scale, x_zp, y_scale, y_zp, kernel, strides, pads, count_include_pad):
@@ -699,6 +699,34 @@ def dominant_softmax_cases(b):
                    {"axis": -1, "opset": 13, "wrap": 0})
 
 
+def hard_cases(b, rng):
+    """HardSigmoid (ONNX's default alpha 0.2 and PyTorch's 1/6) and HardSwish (opset 14) between
+    DequantizeLinear and QuantizeLinear, on every input level: ORT has no QLinear form."""
+    for t in ("int8", "uint8"):
+        sfx = "s8" if t == "int8" else "u8"
+        lo, hi = qrange(t)
+        all_values = np.arange(lo, hi + 1).astype(NP_TYPES[t]).reshape(1, 1, 16, 16)
+        for i, (alpha, beta, x_scale) in enumerate(((0.2, 0.5, 0.05), (1.0 / 6.0, 0.5, 0.04), (0.3, 0.2, 0.02))):
+            alpha, beta = f32(alpha), f32(beta)
+            y_scale, y_zp = f32(1.0 / 255.0), (-128 if t == "int8" else 0)
+            nodes = [helper.make_node("DequantizeLinear", ["x", "x_scale", "x_zp"], ["xf"]),
+                     helper.make_node("HardSigmoid", ["xf"], ["yf"], alpha=alpha, beta=beta),
+                     helper.make_node("QuantizeLinear", ["yf", "y_scale", "y_zp"], ["y"])]
+            unary_case(b, f"hard_sigmoid_{sfx}_{i}", "hard_sigmoid", t, nodes, all_values, f32(x_scale),
+                       random_zp(rng, t), y_scale, y_zp, extra_consts={"alpha": alpha, "beta": beta})
+        for i, x_scale in enumerate((0.05, 0.03, 0.1)):
+            x_zp = random_zp(rng, t)
+            real_lo, real_hi = x_scale * (lo - x_zp), x_scale * (hi - x_zp)
+            y_lo = -0.375  # HardSwish's minimum, at x = -1.5
+            y_scale = f32((real_hi - y_lo) / 255.0 * rng.uniform(0.8, 1.0))
+            y_zp = int(np.clip(round(lo - y_lo / y_scale), lo, hi))
+            nodes = [helper.make_node("DequantizeLinear", ["x", "x_scale", "x_zp"], ["xf"]),
+                     helper.make_node("HardSwish", ["xf"], ["yf"]),
+                     helper.make_node("QuantizeLinear", ["yf", "y_scale", "y_zp"], ["y"])]
+            unary_case(b, f"hard_swish_{sfx}_{i}", "hard_swish", t, nodes, all_values, f32(x_scale), x_zp, y_scale,
+                       y_zp, opset=14)
+
+
 def avgpool_reference(t, x, x_scale, x_zp, y_scale, y_zp, variant):
     """QLinearAveragePool 3x3, stride 1, pads 1, count_include_pad 0 on NCHW x, vectorized over windows:
     taps added in row-major order as ORT does ("ort"), or with a reciprocal, or as an integer sum."""
@@ -878,6 +906,7 @@ def main():
     layout_cases(b, rng)
     quantize_cases(b, rng)
     dominant_softmax_cases(b)
+    hard_cases(b, np.random.default_rng(20261201))
     b.run()
 
 

@@ -176,6 +176,28 @@ inline void build_leaky_relu_table(float alpha, float x_scale, int32_t x_zp, flo
                         table);
 }
 
+// HardSigmoid between DequantizeLinear and QuantizeLinear, in float as ORT's
+// kernel: max(min(alpha * v + beta, 1), 0).
+inline float hard_sigmoid(float alpha, float beta, float v) {
+  const float s = alpha * v + beta;
+  return std::max(std::min(s, 1.0f), 0.0f);
+}
+
+template <typename T>
+inline void build_hard_sigmoid_table(float alpha, float beta, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp,
+                                     uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [alpha, beta](float v) { return hard_sigmoid(alpha, beta, v); },
+                        table);
+}
+
+// HardSwish between DequantizeLinear and QuantizeLinear: ONNX defines it (and
+// ORT runs it) as v * HardSigmoid(v) with alpha = float(1/6), beta = 0.5.
+template <typename T>
+inline void build_hard_swish_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return v * hard_sigmoid(1.0f / 6.0f, 0.5f, v); },
+                        table);
+}
+
 // Requantization from (x_scale, x_zp) to (y_scale, y_zp): QLinearConcat's
 // per-input table, and DequantizeLinear -> QuantizeLinear.
 template <typename T>

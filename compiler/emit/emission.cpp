@@ -1,0 +1,9 @@
+#include "emit/emission.hpp"
+
+namespace tightfit::emit {
+
+std::string arena_name(std::size_t region_count, const std::string& region) {
+  return region_count == 1 ? "arena" : "arena_" + identifier(region);
+}
+
+}  // namespace tightfit::emit

@@ -1,0 +1,283 @@
+// The emitter's toolkit: what the emission of an operator (compiler/ops/<name>.cpp) works with.
+// emit_cpp.cpp (the Emitter) walks the scheduled nodes and hands each to the emit rule of its
+// operator (ops/operator.hpp), which writes the node's constants (weights, tables, a parameter
+// block) and its kernel call through an Emission. Every Emission of one run shares one
+// EmissionState.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <tightfit/host.hpp>
+
+#include "emit/emit_cpp.hpp"
+#include "error.hpp"
+#include "schedule/lifetimes.hpp"
+
+namespace tightfit::emit {
+
+using ir::DType;
+using ir::Graph;
+using ir::Node;
+using ir::OpKind;
+using ir::Tensor;
+using ir::TensorId;
+
+
+// C++ spelling of the element type of a tensor.
+inline const char* ctype(DType t) {
+  switch (t) {
+    case DType::Int8: return "std::int8_t";
+    case DType::UInt8: return "std::uint8_t";
+    case DType::Int32: return "std::int32_t";
+    case DType::Float32: return "float";
+  }
+  return "?";
+}
+
+// A float as a C++ literal that reads back to the very same bits.
+inline std::string float_literal(float f) { return fmt::format("{:a}f", f); }
+
+inline std::string identifier(const std::string& text) {
+  std::string id;
+  for (char c : text) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return id;
+}
+
+template <typename T>
+inline std::vector<T> elements_of(const Tensor& t) {
+  std::vector<T> v(t.data.size() / sizeof(T));
+  std::memcpy(v.data(), t.data.data(), v.size() * sizeof(T));
+  return v;
+}
+
+inline std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }
+
+inline std::int64_t attr_or(const std::vector<std::int64_t>& v, std::size_t i, std::int64_t fallback) {
+  return i < v.size() ? v[i] : fallback;
+}
+
+// The state of one emission, shared by every Emission working on it.
+struct EmissionState {
+  EmissionState(const Graph& g, const schedule::Lifetimes& lt, const plan::Plan& plan, const std::vector<Arena>& arenas,
+                const EmitOptions& options, std::vector<TensorId> root)
+      : g_(g), lt_(lt), plan_(plan), arenas_(arenas), options_(options), root_(std::move(root)) {}
+
+  const Graph& g_;
+  const schedule::Lifetimes& lt_;
+  const plan::Plan& plan_;
+  const std::vector<Arena>& arenas_;
+  const EmitOptions& options_;
+  const std::vector<TensorId> root_;
+  std::string constants_;
+  std::string body_;
+  std::string profiled_body_;        // body_ with the step hooks
+  std::vector<std::string> steps_;   // per kernel call: {node, op, macs} for kSteps
+  std::uint64_t weights_bytes_ = 0;
+  std::uint64_t schedule_bytes_ = 0;
+  std::set<std::string> kernels_used_;
+  std::uint64_t calls_ = 0;
+};
+
+class Emission {
+ public:
+  explicit Emission(EmissionState& s)
+      : g_(s.g_), lt_(s.lt_), plan_(s.plan_), arenas_(s.arenas_), options_(s.options_), root_(s.root_),
+        constants_(s.constants_), body_(s.body_), profiled_body_(s.profiled_body_), steps_(s.steps_),
+        weights_bytes_(s.weights_bytes_), schedule_bytes_(s.schedule_bytes_), kernels_used_(s.kernels_used_),
+        calls_(s.calls_), state_(s) {}
+
+  // ----- where tensors live -------------------------------------------------------------------
+
+  std::string arena_name(int region) const { return emit::arena_name(arenas_.size(), arenas_[region].region); }
+
+  // The C++ expression of a tensor's first element inside run().
+  std::string pointer(TensorId t) const {
+    const Tensor& tensor = g_.tensors[t];
+    const int buffer = lt_.tensor_buffer[t];
+    if (buffer >= 0) {
+      const plan::Placement& at = plan_.placements[buffer];
+      return fmt::format("tightfit::at<{}>({}, {})", ctype(tensor.dtype), arena_name(at.region), at.offset);
+    }
+    const TensorId r = root_[t];
+    for (std::size_t i = 0; i < g_.inputs.size(); ++i)
+      if (root_[g_.inputs[i]] == r) return fmt::format("const_cast<{}*>(input_{})", ctype(tensor.dtype), i);
+    for (std::size_t i = 0; i < g_.outputs.size(); ++i)
+      if (root_[g_.outputs[i]] == r) return fmt::format("output_{}", i);
+    throw Error(g_.source + ": internal error: tensor '" + tensor.name + "' has no memory");
+  }
+
+  // ----- constant data ------------------------------------------------------------------------
+
+  template <typename T>
+  std::string array(const std::string& name, const char* type, const std::vector<T>& values) {
+    std::string text = fmt::format("alignas(16) constexpr {} {}[]{} = {{", type, name, weights_attribute());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (i % 24 == 0) text += "\n    ";
+      if constexpr (std::is_same_v<T, float>) {
+        text += float_literal(values[i]) + ",";
+      } else {
+        text += fmt::format("{},", static_cast<std::int64_t>(values[i]));
+      }
+    }
+    text += "\n};\n";
+    weights_bytes_ += values.size() * sizeof(T);
+    constants_ += text;
+    return name;
+  }
+
+  std::string weights_attribute() const {
+    return options_.weights_section.empty() ? "" : fmt::format(" __attribute__((section(\"{}\")))", options_.weights_section);
+  }
+
+  // A constant tensor's integer elements (int8, uint8 or int32) as an array in flash.
+  std::string tensor_array(const std::string& name, const Tensor& t) {
+    switch (t.dtype) {
+      case DType::Int8: return array(name, "std::int8_t", elements_of<std::int8_t>(t));
+      case DType::UInt8: return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
+      case DType::Int32: return array(name, "std::int32_t", elements_of<std::int32_t>(t));
+      case DType::Float32: break;
+    }
+    throw Error(g_.source + ": tensor '" + t.name + "': float constants have no kernel");
+  }
+
+  // A parameter block: `fields` is the aggregate initializer's inside.
+  std::string params(const std::string& type, const std::string& name, const std::string& fields, int int_fields) {
+    constants_ += fmt::format("constexpr tightfit::{} {} = {{{}}};\n", type, name, fields);
+    schedule_bytes_ += static_cast<std::uint64_t>(int_fields) * 4;
+    return name;
+  }
+
+  void call(const Node& n, const std::string& statement) {
+    body_ += fmt::format("  // {} ({})\n  {};\n", n.name, n.onnx_op, statement);
+    // run_profiled(): the same calls between the step hooks (docs/codegen.md, "Per-step hooks").
+    const std::size_t step = steps_.size();
+    profiled_body_ += fmt::format("  // {} ({})\n  tightfit_step_begin({});\n  {};\n  tightfit_step_end({});\n", n.name,
+                                  n.onnx_op, step, statement, step);
+    steps_.push_back(fmt::format("{{\"{}\", \"{}\", {}}}", c_string(n.name), c_string(n.onnx_op), g_.macs(n)));
+    kernels_used_.insert(ir::op_name(n.op));
+    ++calls_;
+  }
+
+  // Text for a C string literal: quotes, backslashes and control characters escaped.
+  static std::string c_string(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
+        continue;
+      }
+      out += c;
+    }
+    return out;
+  }
+
+  // ----- one node -----------------------------------------------------------------------------
+
+  [[noreturn]] void refuse(const Node& n, const std::string& why) const {
+    throw Error(g_.source + ": " + n.name + " (" + n.onnx_op + "): " + why);
+  }
+
+  const Tensor& in(const Node& n, std::size_t i) const { return g_.tensors[n.inputs[i]]; }
+  const Tensor& out(const Node& n) const { return g_.tensors[n.outputs[0]]; }
+  std::string t_of(const Node& n) const { return ctype(in(n, 0).dtype); }
+
+  void require_per_tensor(const Node& n, const Tensor& t) const {
+    if (t.quant.per_channel() || t.quant.scale.size() != 1) refuse(n, "tensor '" + t.name + "' must be quantized per tensor");
+  }
+
+  // The weights' single zero point (ORT's QLinearConv takes one even with per-channel scales).
+  std::int32_t weight_zero_point(const Node& n, const Tensor& w) const {
+    for (std::int32_t z : w.quant.zero_point)
+      if (z != w.quant.zero_point[0]) refuse(n, "per-channel weight zero points must all be equal");
+    return w.quant.zero_point[0];
+  }
+
+  std::vector<float> multipliers(const Tensor& x, const Tensor& w, const Tensor& y) const {
+    std::vector<float> m;
+    for (float ws : w.quant.scale) m.push_back(tightfit::conv_multiplier(x.quant.scale[0], ws, y.quant.scale[0]));
+    return m;
+  }
+
+  std::string bias_pointer(const std::string& id, const Node& n) {
+    if (n.inputs.size() < 3 || n.inputs[2] == ir::kNoTensor) return "nullptr";
+    return tensor_array(id + "_bias", in(n, 2));
+  }
+
+  std::string binary_shape(const Node& n) const {
+    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
+    const std::size_t rank = y.shape.size();
+    if (rank > 4) refuse(n, "broadcasting over more than 4 dimensions is not supported");
+    auto dims = [&](const Tensor& t) {
+      std::vector<std::int32_t> d(rank, 1);
+      for (std::size_t i = 0; i < t.shape.size(); ++i) d[rank - t.shape.size() + i] = i32(t.shape[i]);
+      return d;
+    };
+    const auto yd = dims(y), ad = dims(a), bd = dims(b);
+    const tightfit::BinaryShape s = tightfit::binary_shape(yd.data(), ad.data(), bd.data(), static_cast<int>(rank));
+    auto four = [](const std::int32_t* v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
+    return fmt::format("{{{},{},{}}}", four(s.out_dims), four(s.a_strides), four(s.b_strides));
+  }
+
+  std::string operand(const std::string& id, const Node& n, std::size_t i) {
+    const Tensor& t = in(n, i);
+    return t.is_constant ? tensor_array(fmt::format("{}_operand{}", id, i), t) : pointer(n.inputs[i]);
+  }
+
+  static std::vector<std::int32_t> padded4(const std::vector<std::int64_t>& v, std::int64_t fill) {
+    std::vector<std::int32_t> out(4, static_cast<std::int32_t>(fill));
+    for (std::size_t i = 0; i < v.size(); ++i) out[4 - v.size() + i] = i32(v[i]);
+    return out;
+  }
+
+  // One byte in, one byte out, through a 256-entry table (Sigmoid, Tanh, LeakyRelu, Requantize):
+  // `build` fills the table for the input's and output's quantization (int8 when `is_signed`).
+  using TableBuilder = std::function<void(bool is_signed, float x_scale, std::int32_t x_zero_point, float y_scale,
+                                          std::int32_t y_zero_point, std::uint8_t table[256])>;
+  void lookup(const std::string& id, const Node& n, const TableBuilder& build) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    require_per_tensor(n, x);
+    require_per_tensor(n, y);
+    if (x.dtype != y.dtype) refuse(n, "input and output must have the same integer type");
+    const float xs = x.quant.scale[0], ys = y.quant.scale[0];
+    const std::int32_t xz = x.quant.zero_point[0], yz = y.quant.zero_point[0];
+    std::uint8_t table[256];
+    const bool s8 = x.dtype == DType::Int8;
+    build(s8, xs, xz, ys, yz, table);
+    // A fused clamp after the table: applied to the table's entries, where it is exact.
+    for (std::uint8_t& e : table) {
+      const std::int32_t v = s8 ? static_cast<std::int8_t>(e) : e;
+      e = static_cast<std::uint8_t>(std::clamp(v, n.attrs.act_min, n.attrs.act_max));
+    }
+    const std::string t = array(id + "_table", "std::uint8_t", std::vector<std::uint8_t>(table, table + 256));
+    call(n, fmt::format("tightfit::lookup<{}>({}, {}, {}, {})", t_of(n), t, pointer(n.inputs[0]),
+                        pointer(n.outputs[0]), x.elements()));
+  }
+
+ protected:
+  // The shared state (EmissionState), under the names the rules use.
+  const Graph& g_;
+  const schedule::Lifetimes& lt_;
+  const plan::Plan& plan_;
+  const std::vector<Arena>& arenas_;
+  const EmitOptions& options_;
+  const std::vector<TensorId>& root_;
+  std::string& constants_;
+  std::string& body_;
+  std::string& profiled_body_;
+  std::vector<std::string>& steps_;
+  std::uint64_t& weights_bytes_;
+  std::uint64_t& schedule_bytes_;
+  std::set<std::string>& kernels_used_;
+  std::uint64_t& calls_;
+  EmissionState& state_;
+};
+
+}  // namespace tightfit::emit

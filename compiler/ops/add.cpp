@@ -1,0 +1,43 @@
+// Add: elementwise with numpy broadcasting; inputs: a, b.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void add(const std::string& id, const Node& n) {
+    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
+    for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
+    // ORT picks its broadcast path from ONNX's order of the dims.
+    const auto as = a.onnx_shape(), bs = b.onnx_shape();
+    const tightfit::BroadcastForm form = tightfit::binary_broadcast_form(as.data(), static_cast<int>(as.size()), bs.data(),
+                                                                        static_cast<int>(bs.size()));
+    const tightfit::AddRequant r = tightfit::add_requant(a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0],
+                                                         b.quant.zero_point[0], y.quant.scale[0], y.quant.zero_point[0], form);
+    static const char* const kForms[] = {"kElementwise", "kScalarA", "kScalarB"};
+    const std::string block = params(
+        "AddParams", id,
+        fmt::format("{},tightfit::BroadcastForm::{},{},{},{},{},{},{},{}", binary_shape(n), kForms[static_cast<int>(form)],
+                    a.quant.zero_point[0], b.quant.zero_point[0], float_literal(r.a_ratio), float_literal(r.b_ratio),
+                    float_literal(r.fixed), n.attrs.act_min, n.attrs.act_max),
+        20);
+    const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
+    call(n, fmt::format("tightfit::add<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kAdd{
+    ir::OpKind::Add,
+    {{"", "Add", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Add); }},
+     {"com.microsoft", "QLinearAdd", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Add); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).add(id, n); }};
+
+}  // namespace tightfit::ops

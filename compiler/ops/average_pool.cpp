@@ -1,0 +1,62 @@
+// AveragePool: 2-D; attrs kernel_shape, strides, pads, count_include_pad, ceil_mode.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  Shape pool(const NodeProto& n, const Shape& x, ir::Attrs& attrs) const {
+    Shape y;
+    attrs = pool_attrs(n, x, y);
+    return y;
+  }
+
+  void qdq(const NodeProto& n) {
+    qdq_unary(n, ir::OpKind::AveragePool, [&](const Shape& x, ir::Attrs& a) { return pool(n, x, a); });
+  }
+
+  // QLinearAveragePool(X, x_scale, x_zp, y_scale, y_zp).
+  void qlinear(const NodeProto& n) {
+    allow_attributes(n, {"auto_pad", "ceil_mode", "channels_last", "count_include_pad", "kernel_shape", "pads", "strides"});
+    if (int_attr(n, "channels_last", 0) != 0) throw Error("attribute channels_last=1 is not supported");
+    qlinear_unary(n, ir::OpKind::AveragePool, [&](const Shape& x, ir::Attrs& a) { return pool(n, x, a); });
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void average_pool(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    const auto& a = n.attrs;
+    const std::string block = params(
+        "AveragePoolParams", id,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
+                    x.shape[3], y.shape[1], y.shape[2], a.kernel_shape[0], a.kernel_shape[1],
+                    attr_or(a.strides, 0, 1), attr_or(a.strides, 1, 1), attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0),
+                    attr_or(a.pads, 2, 0), attr_or(a.pads, 3, 0), a.count_include_pad ? 1 : 0,
+                    float_literal(x.quant.scale[0]), x.quant.zero_point[0], float_literal(y.quant.scale[0]),
+                    y.quant.zero_point[0]),
+        19);
+    call(n, fmt::format("tightfit::average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kAveragePool{
+    ir::OpKind::AveragePool,
+    {{"", "AveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
+     {"com.microsoft", "QLinearAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).average_pool(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,84 @@
+// Clamp: a standalone Relu/Clip that could not be fused: clamp to [act_min, act_max].
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  // A Relu or Clip that no float operator absorbed, on a dequantized activation.
+  void standalone_activation(const NodeProto& n) {
+    const ir::TensorId x = activation_input(n, 0, true);
+    const ir::Tensor& src = tensor(x);
+    const std::string& y = n.output(0);
+    auto users = consumers_.find(y);
+    const bool to_quantize = !graph_outputs_.count(y) && users != consumers_.end() && users->second.size() == 1 &&
+                             graph_.node(users->second[0]).op_type() == "QuantizeLinear";
+    if (to_quantize) {
+      // quantize(clip(dequantize(x))) = clamp(requantize(x)): a Requantize with the clamp fused.
+      const NodeProto& q = graph_.node(users->second[0]);
+      QParams yq;
+      with_context(label(q), [&] { yq = output_qparams(q, 1, 2, ir::DType::UInt8); });
+      absorbed_[index_of(q)] = true;
+      const auto [lo, hi] = activation_range(n, yq);
+      const bool same = yq.dtype == src.dtype && same_quant(yq.quant, src.quant);
+      const ir::TensorId out = add_activation(q.output(0), yq.dtype, src.shape, &yq.quant);
+      ir::Node& node = emit(n, same ? ir::OpKind::Clamp : ir::OpKind::Requantize, n.op_type() + " (QDQ)", {x}, out);
+      node.attrs.act_min = lo;
+      node.attrs.act_max = hi;
+      return set_value(q.output(0), Value{Value::Kind::Integer, out, nullptr});
+    }
+    // Otherwise the clamped value must itself be exactly a dequantized integer tensor: the
+    // bounds must lie on the quantization grid.
+    QParams xq{src.quant, src.dtype};
+    const auto [lo, hi] = activation_range(n, xq);
+    for (float bound : clip_bounds(n)) {
+      if (std::isinf(bound)) continue;
+      const float grid = bound / src.quant.scale[0];
+      if (grid != std::nearbyint(grid))
+        throw Error(fmt::format("bound {} is not on the quantization grid of '{}' and no QuantizeLinear follows", bound, src.name));
+    }
+    const ir::TensorId out = add_like(y, x, src.shape);
+    ir::Node& node = emit(n, ir::OpKind::Clamp, n.op_type() + " (QDQ)", {x}, out);
+    node.attrs.act_min = lo;
+    node.attrs.act_max = hi;
+    set_value(y, Value{Value::Kind::Dequantized, out, nullptr});
+  }
+
+  std::vector<float> clip_bounds(const NodeProto& n) const {
+    if (n.op_type() == "Relu") return {0.0f};
+    const float inf = std::numeric_limits<float>::infinity();
+    if (opset_ < 11) return {float_attr(n, "min", -inf), float_attr(n, "max", inf)};
+    return {has_input(n, 1) ? scalar_float(constant_input(n, 1)) : -inf, has_input(n, 2) ? scalar_float(constant_input(n, 2)) : inf};
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void clamp(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    if (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)
+      refuse(n, "a standalone Relu/Clip must keep its input's quantization");
+    const std::string block =
+        params("ClampParams", id, fmt::format("{},{},{}", x.elements(), n.attrs.act_min, n.attrs.act_max), 3);
+    call(n, fmt::format("tightfit::clamp<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kClamp{
+    ir::OpKind::Clamp,
+    {{"", "Relu", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
+     {"", "Clip", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).clamp(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,58 @@
+// GlobalAveragePool: the mean over H and W of a 4-D input, per channel.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  static Shape global_pool_shape(const Shape& x) {
+    if (x.size() != 4) throw Error(fmt::format("input shape {} is not 4-D (N, C, H, W)", shape_text(x)));
+    return {x[0], x[1], 1, 1};
+  }
+
+  void qdq(const NodeProto& n) {
+    qdq_unary(n, ir::OpKind::GlobalAveragePool, [](const Shape& x, ir::Attrs&) { return global_pool_shape(x); });
+  }
+
+  // QLinearGlobalAveragePool(X, x_scale, x_zp, y_scale, y_zp).
+  void qlinear(const NodeProto& n) {
+    allow_attributes(n, {"channels_last"});
+    if (int_attr(n, "channels_last", 0) != 0) throw Error("attribute channels_last=1 is not supported");
+    qlinear_unary(n, ir::OpKind::GlobalAveragePool, [](const Shape& x, ir::Attrs&) { return global_pool_shape(x); });
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void global_average_pool(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    const std::int64_t image = x.shape[1] * x.shape[2];
+    const float m = tightfit::global_average_pool_multiplier(x.quant.scale[0], y.quant.scale[0], i32(image));
+    const std::string block =
+        params("GlobalAveragePoolParams", id,
+               fmt::format("{},{},{},{},{},{}", x.shape[0], image, x.shape[3], x.quant.zero_point[0],
+                           y.quant.zero_point[0], float_literal(m)),
+               6);
+    call(n, fmt::format("tightfit::global_average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kGlobalAveragePool{
+    ir::OpKind::GlobalAveragePool,
+    {{"", "GlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
+     {"com.microsoft", "QLinearGlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).global_average_pool(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,60 @@
+// HardSigmoid: max(0, min(1, alpha * x + beta)), attrs.alpha and attrs.beta (ONNX's defaults 0.2
+// and 0.5; PyTorch exports 1/6 and 0.5). HardSwish (opset 14): x * HardSigmoid(x) with alpha 1/6
+// and beta 0.5, ONNX's definition of it. Both run as a 256-entry table (the runtime's lookup
+// kernel; the tables are host.hpp's build_hard_sigmoid_table and build_hard_swish_table, in float
+// as ONNX Runtime computes them between DequantizeLinear and QuantizeLinear). ONNX Runtime has no
+// QLinear form of either: the QDQ form only.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+void import_hard_sigmoid(ImportState& s, const NodeProto& n) {
+  Translator(s).qdq_unary(n, ir::OpKind::HardSigmoid, [&](const Shape& x, ir::Attrs& attrs) {
+    attrs.alpha = Translator::float_attr(n, "alpha", 0.2f);
+    attrs.beta = Translator::float_attr(n, "beta", 0.5f);
+    return x;
+  });
+}
+
+void import_hard_swish(ImportState& s, const NodeProto& n) {
+  Translator(s).qdq_unary(n, ir::OpKind::HardSwish, Translator::same_shape);
+}
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void hard_sigmoid(const std::string& id, const Node& n) {
+    lookup(id, n, [&n](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
+      s8 ? tightfit::build_hard_sigmoid_table<std::int8_t>(n.attrs.alpha, n.attrs.beta, xs, xz, ys, yz, table)
+         : tightfit::build_hard_sigmoid_table<std::uint8_t>(n.attrs.alpha, n.attrs.beta, xs, xz, ys, yz, table);
+    });
+  }
+
+  void hard_swish(const std::string& id, const Node& n) {
+    lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
+      s8 ? tightfit::build_hard_swish_table<std::int8_t>(xs, xz, ys, yz, table)
+         : tightfit::build_hard_swish_table<std::uint8_t>(xs, xz, ys, yz, table);
+    });
+  }
+};
+
+}  // namespace
+
+extern const Operator kHardSigmoid{
+    ir::OpKind::HardSigmoid,
+    {{"", "HardSigmoid", import_hard_sigmoid}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_sigmoid(id, n); }};
+
+extern const Operator kHardSwish{
+    ir::OpKind::HardSwish,
+    {{"", "HardSwish", import_hard_swish}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_swish(id, n); }};
+
+}  // namespace tightfit::ops

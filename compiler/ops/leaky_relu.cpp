@@ -1,0 +1,51 @@
+// LeakyRelu: attrs.alpha; a 256-entry table.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  Shape alpha(const NodeProto& n, const Shape& x, ir::Attrs& attrs) const {
+    attrs.alpha = float_attr(n, "alpha", 0.01f);
+    return x;
+  }
+
+  void qdq(const NodeProto& n) {
+    qdq_unary(n, ir::OpKind::LeakyRelu, [&](const Shape& x, ir::Attrs& a) { return alpha(n, x, a); });
+  }
+
+  // QLinearLeakyRelu(X, x_scale, x_zp, y_scale, y_zp).
+  void qlinear(const NodeProto& n) {
+    allow_attributes(n, {"alpha"});
+    qlinear_unary(n, ir::OpKind::LeakyRelu, [&](const Shape& x, ir::Attrs& a) { return alpha(n, x, a); });
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void leaky_relu(const std::string& id, const Node& n) {
+    lookup(id, n, [&n](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
+      s8 ? tightfit::build_leaky_relu_table<std::int8_t>(n.attrs.alpha, xs, xz, ys, yz, table)
+         : tightfit::build_leaky_relu_table<std::uint8_t>(n.attrs.alpha, xs, xz, ys, yz, table);
+    });
+  }
+};
+
+}  // namespace
+
+extern const Operator kLeakyRelu{
+    ir::OpKind::LeakyRelu,
+    {{"", "LeakyRelu", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
+     {"com.microsoft", "QLinearLeakyRelu", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).leaky_relu(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,55 @@
+// MaxPool: 2-D; attrs kernel_shape, strides, dilations, pads, ceil_mode. Moves values only: it
+// keeps its input's quantization.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  void max_pool(const NodeProto& n) {
+    data_movement(n, ir::OpKind::MaxPool, [&](const ir::Tensor& x, bool, ir::Attrs& attrs) {
+      if (n.output_size() > 1 && !n.output(1).empty()) throw Error("the Indices output is not supported");
+      if (int_attr(n, "storage_order", 0) != 0) throw Error("attribute storage_order=1 is not supported");
+      Shape y;
+      attrs = pool_attrs(n, x.shape, y);
+      return y;
+    });
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void max_pool(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    if (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)
+      refuse(n, "MaxPool must keep its input's quantization");
+    const auto& a = n.attrs;
+    const std::string block = params(
+        "MaxPoolParams", id,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2], x.shape[3],
+                    y.shape[1], y.shape[2], a.kernel_shape[0], a.kernel_shape[1], attr_or(a.strides, 0, 1),
+                    attr_or(a.strides, 1, 1), attr_or(a.dilations, 0, 1), attr_or(a.dilations, 1, 1),
+                    attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0)),
+        14);
+    call(n, fmt::format("tightfit::max_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kMaxPool{
+    ir::OpKind::MaxPool,
+    {{"", "MaxPool", [](ImportState& s, const NodeProto& n) { Import(s).max_pool(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).max_pool(id, n); }};
+
+}  // namespace tightfit::ops

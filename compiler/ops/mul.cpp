@@ -1,0 +1,37 @@
+// Mul: elementwise with numpy broadcasting; inputs: a, b.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void mul(const std::string& id, const Node& n) {
+    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
+    for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
+    const float ratio = tightfit::mul_ratio(a.quant.scale[0], b.quant.scale[0], y.quant.scale[0]);
+    const std::string block =
+        params("MulParams", id,
+               fmt::format("{},{},{},{},{},{},{}", binary_shape(n), a.quant.zero_point[0], b.quant.zero_point[0],
+                           float_literal(ratio), float_literal(static_cast<float>(y.quant.zero_point[0])),
+                           n.attrs.act_min, n.attrs.act_max),
+               18);
+    const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
+    call(n, fmt::format("tightfit::mul<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kMul{
+    ir::OpKind::Mul,
+    {{"", "Mul", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Mul); }},
+     {"com.microsoft", "QLinearMul", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Mul); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).mul(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,50 @@
+// Quantize: a float32 graph input -> integer (the generated set_input does it; no kernel).
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  void quantize_linear(const NodeProto& n) {
+    const Value& x = value(n.input(0));
+    const Shape shape = x.kind == Value::Kind::Constant ? tensor_dims(*x.constant) : tensor(x.tensor).shape;
+    const QParams q = read_qparams(n, 1, 2, ir::DType::UInt8, linear_axis(n, shape.size()));
+    const std::string& y = n.output(0);
+    if (q.quant.per_channel() && !(x.kind == Value::Kind::FloatInput && only_graph_output(y)))
+      throw Error("per-channel quantization of an activation is not supported (only of constant weights, or of a float "
+                  "graph input straight into a graph output)");
+    if (q.dtype == ir::DType::Int32) throw Error("quantizing to int32 is not supported");
+    if (x.kind == Value::Kind::FloatInput) {
+      check_quant_fits(y, shape, q.quant);
+      const ir::TensorId out = add_activation(y, q.dtype, shape, &q.quant);
+      emit(n, ir::OpKind::Quantize, "QuantizeLinear", {x.tensor}, out);
+      return set_value(y, Value{Value::Kind::Integer, out, nullptr});
+    }
+    if (x.kind == Value::Kind::Dequantized && !tensor(x.tensor).is_constant) {
+      const ir::Tensor& src = tensor(x.tensor);
+      if (src.dtype == q.dtype && same_quant(src.quant, q.quant)) return set_value(y, Value{Value::Kind::Integer, x.tensor, nullptr});
+      const ir::TensorId out = add_activation(y, q.dtype, shape, &q.quant);
+      emit(n, ir::OpKind::Requantize, "QuantizeLinear (requantize)", {x.tensor}, out);
+      return set_value(y, Value{Value::Kind::Integer, out, nullptr});
+    }
+    throw Error(fmt::format("input '{}' is not a float graph input or a dequantized activation; a QuantizeLinear "
+                            "anywhere else cannot be folded exactly", n.input(0)));
+  }
+};
+
+}  // namespace
+
+extern const Operator kQuantize{
+    ir::OpKind::Quantize,
+    {{"", "QuantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).quantize_linear(n); }}},
+    [](EmissionState& s, const std::string&, const ir::Node& n) {
+      Emission(s).refuse(n, "float tensors inside the graph have no kernel");
+    }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,38 @@
+// The operator table: one entry per line of ops.def, each defined in its own file.
+#include <string>
+
+#include "error.hpp"
+#include "ops/operator.hpp"
+
+namespace tightfit::ops {
+
+#define TIGHTFIT_OP(name) extern const Operator k##name;
+#include "ops/ops.def"
+#undef TIGHTFIT_OP
+
+const std::vector<const Operator*>& operators() {
+  static const std::vector<const Operator*> table = [] {
+    const std::vector<const Operator*> t = {
+#define TIGHTFIT_OP(name) &k##name,
+#include "ops/ops.def"
+#undef TIGHTFIT_OP
+    };
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (static_cast<std::size_t>(t[i]->kind) != i)
+        throw Error(std::string("internal error: operator ") + ir::op_name(t[i]->kind) + " is out of place in the table");
+    return t;
+  }();
+  return table;
+}
+
+const Operator& of(ir::OpKind kind) { return *operators().at(static_cast<std::size_t>(kind)); }
+
+const ImportRule* import_rule(const std::string& domain, const std::string& op_type) {
+  const std::string d = domain == "ai.onnx" ? "" : domain;
+  for (const Operator* op : operators())
+    for (const ImportRule& rule : op->imports)
+      if (d == rule.domain && op_type == rule.op_type) return &rule;
+  return nullptr;
+}
+
+}  // namespace tightfit::ops

@@ -1,0 +1,45 @@
+// Requantize: change the scale, zero point or dtype of an integer tensor (made by QuantizeLinear
+// after DequantizeLinear, by Relu/Clip and by Concat; no ONNX operator of its own). From int32:
+// float(x - zp) * scale, then QuantizeLinear.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  // An int32 accumulator requantized (ConvInteger -> DequantizeLinear -> QuantizeLinear).
+  void requantize_accumulator(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    require_per_tensor(n, x);
+    require_per_tensor(n, y);
+    const std::string block = params(
+        "AccumulatorRequantizeParams", id,
+        fmt::format("{},{},{},{},{},{},{}", x.elements(), float_literal(x.quant.scale[0]), x.quant.zero_point[0],
+                    float_literal(y.quant.scale[0]), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
+        7);
+    call(n, fmt::format("tightfit::requantize_accumulator<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
+  }
+
+  void requantize(const std::string& id, const Node& n) {
+    if (in(n, 0).dtype == DType::Int32) return requantize_accumulator(id, n);
+    lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
+      s8 ? tightfit::build_requantize_table<std::int8_t>(xs, xz, ys, yz, table)
+         : tightfit::build_requantize_table<std::uint8_t>(xs, xz, ys, yz, table);
+    });
+  }
+};
+
+}  // namespace
+
+extern const Operator kRequantize{
+    ir::OpKind::Requantize,
+    {},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).requantize(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,45 @@
+// Reshape: a view: the same bytes under a new shape (Reshape, Flatten, Squeeze, Unsqueeze). No code.
+#include "ops/operator.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  void reshape(const NodeProto& n) {
+    data_movement(n, ir::OpKind::Reshape, [&](const ir::Tensor& x, bool, ir::Attrs&) {
+      return import::reshape(x.shape, constant_ints(n, 1), int_attr(n, "allowzero", 0) != 0);
+    });
+  }
+
+  void flatten(const NodeProto& n) {
+    data_movement(n, ir::OpKind::Reshape,
+                  [&](const ir::Tensor& x, bool, ir::Attrs&) { return import::flatten(x.shape, int_attr(n, "axis", 1)); });
+  }
+
+  // Squeeze and Unsqueeze.
+  void squeeze(const NodeProto& n) {
+    data_movement(n, ir::OpKind::Reshape, [&](const ir::Tensor& x, bool, ir::Attrs&) {
+      const std::string& op = n.op_type();
+      const std::vector<std::int64_t> axes = opset_ < 13 ? ints_attr(n, "axes") : has_input(n, 1) ? constant_ints(n, 1) : std::vector<std::int64_t>{};
+      if (op == "Unsqueeze" && axes.empty()) throw Error("Unsqueeze needs axes");
+      return op == "Squeeze" ? import::squeeze(x.shape, axes) : import::unsqueeze(x.shape, axes);
+    });
+  }
+};
+
+}  // namespace
+
+extern const Operator kReshape{
+    ir::OpKind::Reshape,
+    {{"", "Reshape", [](ImportState& s, const NodeProto& n) { Import(s).reshape(n); }},
+     {"", "Flatten", [](ImportState& s, const NodeProto& n) { Import(s).flatten(n); }},
+     {"", "Squeeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }},
+     {"", "Unsqueeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }}},
+    nullptr};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,43 @@
+// Sigmoid: a 256-entry table.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  // QLinearSigmoid(X, x_scale, x_zp, y_scale, y_zp).
+  void qlinear(const NodeProto& n) {
+    allow_attributes(n, {});
+    qlinear_unary(n, ir::OpKind::Sigmoid, same_shape);
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void sigmoid(const std::string& id, const Node& n) {
+    lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
+      s8 ? tightfit::build_sigmoid_table<std::int8_t>(xs, xz, ys, yz, table)
+         : tightfit::build_sigmoid_table<std::uint8_t>(xs, xz, ys, yz, table);
+    });
+  }
+};
+
+}  // namespace
+
+extern const Operator kSigmoid{
+    ir::OpKind::Sigmoid,
+    {{"", "Sigmoid", 
+      [](ImportState& s, const NodeProto& n) { Translator(s).qdq_unary(n, ir::OpKind::Sigmoid, Translator::same_shape); }},
+     {"com.microsoft", "QLinearSigmoid", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sigmoid(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,78 @@
+// Softmax: over attrs.axis (one axis); attrs.softmax_wraps for QLinearSoftmax's int8 wrap-around.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  // Softmax's axis. Before opset 13 Softmax flattens to 2-D at `axis`: that is one softmax over
+  // an axis only when the axis is the last one.
+  std::int64_t softmax_axis(const NodeProto& n, const Shape& x, int semantics_opset) const {
+    const std::int64_t fallback = semantics_opset < 13 ? 1 : -1;
+    const std::int64_t axis = normalize_axis(int_attr(n, "axis", fallback), x.size());
+    if (semantics_opset < 13 && axis != static_cast<std::int64_t>(x.size()) - 1)
+      throw Error(fmt::format("Softmax over axes {}.. (opset below 13) is only supported on the last axis", axis));
+    return axis;
+  }
+
+  void qdq(const NodeProto& n) {
+    qdq_unary(n, ir::OpKind::Softmax, [&](const Shape& x, ir::Attrs& a) {
+      a.axis = softmax_axis(n, x, opset_);
+      return x;
+    });
+  }
+
+  // QLinearSoftmax(X, x_scale, x_zp, y_scale, y_zp).
+  void qlinear(const NodeProto& n) {
+    allow_attributes(n, {"axis", "opset"});
+    qlinear_unary(n, ir::OpKind::Softmax, [&](const Shape& x, ir::Attrs& a) {
+      const auto* opset = find_attr(n, "opset");
+      if (!opset) throw Error("attribute opset is missing");
+      a.axis = softmax_axis(n, x, static_cast<int>(opset->i()));
+      a.softmax_wraps = true;
+      return x;
+    });
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void softmax(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    require_per_tensor(n, x);
+    require_per_tensor(n, y);
+    if (n.attrs.axis != static_cast<std::int64_t>(x.shape.size()) - 1)
+      refuse(n, "softmax must run over the innermost axis in memory");
+    const std::int64_t row = x.shape.back();
+    float table[256];
+    tightfit::build_softmax_table(x.quant.scale[0], i32(row), x.dtype == DType::Int8, table);
+    const std::string t = array(id + "_table", "float", std::vector<float>(table, table + 256));
+    const std::string block =
+        params("SoftmaxParams", id,
+               fmt::format("{},{},{},{},{},{},{}", x.elements() / row, row, y.quant.zero_point[0],
+                           float_literal(tightfit::softmax_output_scale_inv(y.quant.scale[0])), n.attrs.act_min,
+                           n.attrs.act_max, n.attrs.softmax_wraps ? 1 : 0),
+               7);
+    call(n, fmt::format("tightfit::softmax<{}>({}, {}, {}, {})", t_of(n), block, t, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kSoftmax{
+    ir::OpKind::Softmax,
+    {{"", "Softmax", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
+     {"com.microsoft", "QLinearSoftmax", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).softmax(id, n); }};
+
+}  // namespace tightfit::ops

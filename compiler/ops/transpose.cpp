@@ -1,0 +1,54 @@
+// Transpose: attrs.perm.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  void transpose(const NodeProto& n) {
+    data_movement(n, ir::OpKind::Transpose, [&](const ir::Tensor& x, bool, ir::Attrs& attrs) {
+      attrs.perm = ints_attr(n, "perm");
+      if (attrs.perm.empty())
+        for (std::size_t i = x.shape.size(); i-- > 0;) attrs.perm.push_back(static_cast<std::int64_t>(i));
+      return import::transpose(x.shape, attrs.perm);
+    });
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void transpose(const std::string& id, const Node& n) {
+    const Tensor& x = in(n, 0);
+    const std::size_t rank = x.shape.size();
+    if (rank > 4) refuse(n, "transposes of more than 4 dimensions are not supported");
+    std::vector<std::int64_t> perm(4);
+    const std::size_t lead = 4 - rank;
+    for (std::size_t i = 0; i < 4; ++i)
+      perm[i] = i < lead ? static_cast<std::int64_t>(i) : n.attrs.perm[i - lead] + static_cast<std::int64_t>(lead);
+    const auto dims = padded4(x.shape, 1);
+    const std::string block = params(
+        "TransposeParams", id,
+        fmt::format("{{{},{},{},{}}},{{{},{},{},{}}}", dims[0], dims[1], dims[2], dims[3], perm[0], perm[1], perm[2], perm[3]),
+        8);
+    call(n, fmt::format("tightfit::transpose<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kTranspose{
+    ir::OpKind::Transpose,
+    {{"", "Transpose", [](ImportState& s, const NodeProto& n) { Import(s).transpose(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).transpose(id, n); }};
+
+}  // namespace tightfit::ops
