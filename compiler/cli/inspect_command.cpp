@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "error.hpp"
 #include "import/onnx_import.hpp"
 
 namespace tightfit {
@@ -128,9 +129,26 @@ void print_json(const ir::Graph& g) {
       {"inputs", inputs},
       {"outputs", outputs},
       {"nodes", nodes},
+      {"unsupported", nlohmann::json::array()},  // as after a refusal: here, none
       {"totals",
        {{"nodes", g.nodes.size()}, {"weight_bytes", total_weight_bytes(g)}, {"activation_bytes", activation_bytes(g)},
         {"macs", total_macs(g)}}}};
+  fmt::print("{}\n", doc.dump(2));
+}
+
+// When the import fails, --json still tells what it can: the error line and every node whose
+// operator tightfit has no rule for, so that a user sees the whole gap at once (the error line
+// names only the first problem).
+void print_refusal_json(const std::string& model, const Error& error) {
+  std::vector<import::UnsupportedNode> unsupported;
+  try {
+    unsupported = import::unsupported_nodes(model);
+  } catch (const Error&) {
+    return;  // unreadable: the error line says it all
+  }
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& n : unsupported) nodes.push_back({{"node", n.node}, {"domain", n.domain}, {"op", n.op_type}});
+  const nlohmann::json doc = {{"model", model}, {"error", one_line(error.what())}, {"unsupported", nodes}};
   fmt::print("{}\n", doc.dump(2));
 }
 
@@ -145,9 +163,15 @@ void add_inspect_command(CLI::App& app) {
   cmd->callback([options] {
     import::Options import_options;
     import_options.pin_batch = options->pin_batch;
-    const ir::Graph graph = import::import_onnx(options->model, import_options);
-    if (options->json) print_json(graph);
-    else print_text(graph);
+    if (!options->json) return print_text(import::import_onnx(options->model, import_options));
+    ir::Graph graph;
+    try {
+      graph = import::import_onnx(options->model, import_options);
+    } catch (const Error& e) {
+      print_refusal_json(options->model, e);
+      throw;  // the one-line error and the exit status, as without --json
+    }
+    print_json(graph);
   });
 }
 

@@ -32,6 +32,14 @@ namespace tightfit::import {
 
 namespace {
 
+// Constant and Identity only name values; every other operator is imported by its rule.
+bool names_a_value(const NodeProto& n) {
+  const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
+  return onnx_domain && (n.op_type() == "Constant" || n.op_type() == "Identity");
+}
+
+bool is_supported(const NodeProto& n) { return names_a_value(n) || ops::import_rule(n.domain(), n.op_type()) != nullptr; }
+
 // Walks the ONNX nodes in order and translates each (see translator.hpp for the toolkit).
 class Importer : public Translator {
  public:
@@ -103,11 +111,18 @@ class Importer : public Translator {
     const bool contrib = n.domain() == "com.microsoft";
     if (!contrib && !n.domain().empty() && n.domain() != "ai.onnx")
       throw Error(fmt::format("unsupported operator: domain '{}' is not supported (see docs/operators.md)", n.domain()));
-    if (!contrib && op == "Constant") return add_constant_node(n);
-    if (!contrib && op == "Identity") return set_value(n.output(0), value(n.input(0)));
+    if (names_a_value(n)) return op == "Constant" ? add_constant_node(n) : set_value(n.output(0), value(n.input(0)));
     if (const ops::ImportRule* rule = ops::import_rule(n.domain(), op)) return rule->translate(state_, n);
-    if (contrib) throw Error("unsupported com.microsoft operator (the supported ones are listed in docs/operators.md)");
-    throw Error("unsupported operator (the supported ones are listed in docs/operators.md)");
+    throw Error(fmt::format("unsupported {}operator (the supported ones are listed in docs/operators.md){}",
+                            contrib ? "com.microsoft " : "", others_unsupported(n)));
+  }
+
+  // How many more nodes are unsupported: the user should see the size of the gap, not only its start.
+  std::string others_unsupported(const NodeProto& n) const {
+    int count = 0;
+    for (const auto& other : graph_.node()) count += &other != &n && !is_supported(other);
+    if (count == 0) return "";
+    return fmt::format("; {} more unsupported node{} (tightfit inspect --json lists them all)", count, count == 1 ? "" : "s");
   }
 
   void add_graph_input(const onnx::ValueInfoProto& v) {
@@ -195,6 +210,22 @@ ir::Graph import_onnx(const std::string& path, const Options& options) {
     const onnx::ModelProto model = load_model(path);
     ImportState state(path, model, options);
     return Importer(state).run();
+  } catch (const Error& e) {
+    throw Error(printable(e.what()), e.exit_code());
+  }
+}
+
+std::vector<UnsupportedNode> unsupported_nodes(const std::string& path) {
+  try {
+    const onnx::ModelProto model = load_model(path);
+    std::vector<UnsupportedNode> nodes;
+    for (int i = 0; i < model.graph().node_size(); ++i) {
+      const NodeProto& n = model.graph().node(i);
+      if (is_supported(n)) continue;
+      const std::string name = n.name().empty() ? fmt::format("{}_{}", n.op_type(), i) : n.name();
+      nodes.push_back({printable(name), printable(n.domain()), printable(n.op_type())});
+    }
+    return nodes;
   } catch (const Error& e) {
     throw Error(printable(e.what()), e.exit_code());
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ir/ir.hpp"
 
@@ -17,5 +18,16 @@ struct Options {
 };
 
 ir::Graph import_onnx(const std::string& path, const Options& options);
+
+// A node whose operator no rule imports (docs/operators.md lists those that have one).
+struct UnsupportedNode {
+  std::string node;     // its name, or "<op>_<index>" when it has none (as error lines name it)
+  std::string domain;   // "" for ONNX's own operators
+  std::string op_type;
+};
+
+// Every unsupported node of the model at `path`, in the model's (sorted) order: the whole gap at
+// once, where import_onnx stops at the first. Throws like import_onnx if the file cannot be read.
+std::vector<UnsupportedNode> unsupported_nodes(const std::string& path);
 
 }  // namespace tightfit::import

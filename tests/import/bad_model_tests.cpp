@@ -39,6 +39,8 @@ const std::vector<BadModel>& bad_models() {
       {"wrong_magic.onnx", {"not an ONNX model"}},
       {"float_only.onnx", {"not quantized"}},
       {"unsupported_operator.onnx", {"erf (Erf)", "unsupported operator", "docs/operators.md"}},
+      {"unsupported_operators.onnx", {"erf (Erf)", "unsupported operator", "docs/operators.md", "2 more unsupported nodes",
+                                      "tightfit inspect --json"}},
       {"conv_weights_rank_above_input.onnx", {"ONNX shape inference crashed on this model"}},
       {"unsupported_dtype.onnx", {"tensor 'd'", "double", "not supported"}},
       {"dynamic_batch.onnx", {"tensor 'x'", "dimension 0", "'N'", "--pin-batch"}},

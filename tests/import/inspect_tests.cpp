@@ -43,3 +43,25 @@ TEST_CASE("inspect --json carries the same nodes and quantization and totals") {
   CHECK(doc["totals"]["macs"] == 1800);
   CHECK(doc["totals"]["activation_bytes"] == 750);
 }
+
+TEST_CASE("inspect --json on a refused model lists every unsupported node, not only the first") {
+  const std::string model = std::string(IMPORT_TEST_DIR) + "/bad/unsupported_operators.onnx";
+  const auto run = run_tightfit("inspect --json " + model);
+  REQUIRE(run.exited);
+  CHECK(run.status == 1);
+  CHECK(run.err.find('\n') == run.err.size() - 1);  // the refusal is still one line
+  CHECK_THAT(run.err, Catch::Contains("erf (Erf): unsupported operator") && Catch::Contains("docs/operators.md"));
+  const auto doc = nlohmann::json::parse(run.out);
+  CHECK_THAT(doc["error"].get<std::string>(), Catch::Contains("erf (Erf)"));
+  REQUIRE(doc["unsupported"].size() == 3);
+  CHECK(doc["unsupported"][0] == nlohmann::json({{"node", "erf"}, {"domain", ""}, {"op", "Erf"}}));
+  CHECK(doc["unsupported"][1]["op"] == "Sin");
+  CHECK_THAT(doc["unsupported"][1]["node"].get<std::string>(), Catch::StartsWith("Sin_"));  // unnamed: op and index
+  CHECK(doc["unsupported"][2]["node"] == "cos");
+}
+
+TEST_CASE("inspect --json on a supported model has an empty list of unsupported nodes") {
+  const auto run = run_tightfit("inspect --json " + kModel);
+  REQUIRE(run.status == 0);
+  CHECK(nlohmann::json::parse(run.out)["unsupported"] == nlohmann::json::array());
+}

@@ -227,6 +227,15 @@ def make_bad():
             n.output[0] = "yf"
     m.graph.node.append(helper.make_node("Erf", ["yf"], ["y"], name="erf"))
     save(BAD, "unsupported_operator.onnx", m)
+    # Three unsupported operators, one of them unnamed: inspect --json lists them all.
+    m = conv_qdq()
+    for n in m.graph.node:
+        if n.name == "dequant_y":
+            n.output[0] = "yf"
+    m.graph.node.extend([helper.make_node("Erf", ["yf"], ["e"], name="erf"),
+                         helper.make_node("Sin", ["e"], ["s"]),
+                         helper.make_node("Cos", ["s"], ["y"], name="cos")])
+    save(BAD, "unsupported_operators.onnx", m)
     # A float64 graph input.
     m = conv_qdq()
     m.graph.input.append(helper.make_tensor_value_info("d", TensorProto.DOUBLE, [2]))
