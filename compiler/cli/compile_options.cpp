@@ -25,6 +25,8 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_option("--alignment", c.alignment, "Alignment of every buffer in bytes (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
+  cmd.add_flag("--no-overlap", o.no_overlap,
+               "Never let a kernel's output overlap the input it consumes (default: it may, at the kernel's distance)");
 }
 
 namespace {
@@ -44,6 +46,7 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   if (!std::regex_match(c.name, kIdentifier))
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
   c.io_in_arena = !o.io_outside;
+  c.overlap = !o.no_overlap;
   if (!c.weights_section.empty()) check_section_name_usage(c.weights_section, "--weights-section");
   if (!c.arena_section.empty()) check_section_name_usage(c.arena_section, "--arena-section");
   static const std::regex kPin("(.+)=([^:]+):(.+)");

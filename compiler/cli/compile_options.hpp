@@ -16,6 +16,7 @@ struct CompileCommandOptions {
   driver::CompileOptions compile;
   std::vector<std::string> pins;  // TENSOR=REGION:OFFSET, as typed
   bool io_outside = false;
+  bool no_overlap = false;
 };
 
 void add_compile_options(CLI::App& cmd, CompileCommandOptions& options);

@@ -188,6 +188,27 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                      {"scratch_bytes", scratch},
                      {"live_tensors", live}});
   }
+  // Each output allowed over its input, and the bytes the plan lays over it.
+  json overlaps = json::array();
+  for (std::size_t k = 0; k < problem.overlaps.size(); ++k) {
+    const plan::Overlap& o = problem.overlaps[k];
+    const plan::Placement &out = p.placements[o.output], &in = p.placements[o.input];
+    const std::uint64_t out_top = out.offset + problem.buffers[o.output].size;
+    const std::uint64_t in_top = in.offset + problem.buffers[o.input].size;
+    const std::uint64_t shared =
+        out.region == in.region && out.offset <= in.offset && out_top > in.offset ? std::min(out_top, in_top) - in.offset : 0;
+    const ir::Node& n = g.nodes[lt.overlap_step[k]];
+    overlaps.push_back({{"step", lt.overlap_step[k]},
+                        {"node", n.name},
+                        {"op", ir::op_name(n.op)},
+                        {"output", problem.buffers[o.output].name},
+                        {"input", problem.buffers[o.input].name},
+                        {"distance", o.distance},
+                        {"shared_bytes", shared}});
+  }
+  plan::Problem apart = problem;
+  apart.overlaps.clear();
+
   json peak_steps = json::array();
   for (std::size_t s = 0; s < live_at.size(); ++s)
     if (live_at[s] == most_live) peak_steps.push_back(s);
@@ -228,7 +249,11 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
            {{"weights_bytes", code.weights_bytes},
             {"schedule_bytes", code.schedule_bytes},
             {"code_estimate_bytes", code.code_estimate_bytes}}},
-          {"comparisons", {{"greedy_by_size_bytes", p.greedy_peak}, {"no_reuse_bytes", no_reuse}}},
+          {"comparisons",
+           {{"greedy_by_size_bytes", p.greedy_peak},
+            {"no_reuse_bytes", no_reuse},
+            {"no_overlap_bound_bytes", plan::live_sum_lower_bound(apart)}}},
+          {"overlaps", overlaps},
           {"steps", steps},
           {"peak_steps", peak_steps},
           {"buffers", buffers},
@@ -261,6 +286,10 @@ CompiledModel compile_model(const CompileOptions& options) {
   schedule::LifetimeOptions lifetime_options;
   lifetime_options.alignment = options.alignment;
   lifetime_options.io_in_arena = options.io_in_arena;
+  if (options.overlap)
+    lifetime_options.overlap_distance = [&](const ir::Node& n, std::size_t input) {
+      return emit::overlap_distance(m.graph, n, input);
+    };
   m.lifetimes = schedule::compute_lifetimes(
       m.graph, [&](const ir::Node& n) { return emit::scratch_bytes(m.graph, n); }, lifetime_options);
 

@@ -41,6 +41,7 @@ struct CompileOptions {
   bool io_in_arena = true;
   bool pin_batch = false;
   std::uint32_t alignment = 4;
+  bool overlap = true;                   // outputs may overlap the inputs they consume (--no-overlap)
   std::string weights_section;           // empty: the toolchain's .rodata
   std::string arena_section;             // for the single arena; empty: plain .bss
   std::function<void(const plan::Progress&)> on_plan_progress;  // may be empty

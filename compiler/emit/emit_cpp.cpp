@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <tightfit/host.hpp>
+#include <tightfit/kernels.hpp>
 
 #include "error.hpp"
 #include "schedule/lifetimes.hpp"
@@ -57,6 +59,57 @@ std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }
 
 std::int64_t attr_or(const std::vector<std::int64_t>& v, std::size_t i, std::int64_t fallback) {
   return i < v.size() ? v[i] : fallback;
+}
+
+// The geometry of a requantizing convolution: shapes, strides, dilations, pads and groups (the
+// quantization fields left 0).
+tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &w = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  tightfit::ConvParams p{};
+  p.batch = i32(x.shape[0]);
+  p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.in_c = i32(x.shape[3]);
+  p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]), p.out_c = i32(y.shape[3]);
+  p.kernel_h = i32(w.shape[2]), p.kernel_w = i32(w.shape[3]);
+  p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
+  p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
+  p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
+  p.groups = i32(a.group);
+  return p;
+}
+
+tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  return {i32(x.shape[0]), i32(x.shape[1]), i32(x.shape[2]), i32(x.shape[3]), i32(y.shape[1]), i32(y.shape[2]),
+          i32(a.kernel_shape[0]), i32(a.kernel_shape[1]), i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)),
+          i32(attr_or(a.dilations, 0, 1)), i32(attr_or(a.dilations, 1, 1)), i32(attr_or(a.pads, 0, 0)),
+          i32(attr_or(a.pads, 1, 0))};
+}
+
+tightfit::AveragePoolParams average_pool_params(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  return {i32(x.shape[0]),        i32(x.shape[1]),        i32(x.shape[2]),        i32(x.shape[3]),
+          i32(y.shape[1]),        i32(y.shape[2]),        i32(a.kernel_shape[0]), i32(a.kernel_shape[1]),
+          i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)), i32(attr_or(a.pads, 0, 0)),
+          i32(attr_or(a.pads, 1, 0)),    i32(attr_or(a.pads, 2, 0)),    i32(attr_or(a.pads, 3, 0)),
+          a.count_include_pad ? 1 : 0,   x.quant.scale[0],              x.quant.zero_point[0],
+          y.quant.scale[0],              y.quant.zero_point[0]};
+}
+
+// The broadcast of a binary node, or nullopt beyond 4 dimensions.
+std::optional<tightfit::BinaryShape> binary_shape_of(const Graph& g, const Node& n) {
+  const Tensor &a = g.tensors[n.inputs[0]], &b = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];
+  const std::size_t rank = y.shape.size();
+  if (rank > 4) return std::nullopt;
+  auto dims = [&](const Tensor& t) {
+    std::vector<std::int32_t> d(rank, 1);
+    for (std::size_t i = 0; i < t.shape.size(); ++i) d[rank - t.shape.size() + i] = i32(t.shape[i]);
+    return d;
+  };
+  const auto yd = dims(y), ad = dims(a), bd = dims(b);
+  return tightfit::binary_shape(yd.data(), ad.data(), bd.data(), static_cast<int>(rank));
 }
 
 class Emitter {
@@ -228,15 +281,7 @@ class Emitter {
     require_per_tensor(n, x);
     require_per_tensor(n, y);
     const auto& a = n.attrs;
-    tightfit::ConvParams p{};
-    p.batch = i32(x.shape[0]);
-    p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.in_c = i32(x.shape[3]);
-    p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]), p.out_c = i32(y.shape[3]);
-    p.kernel_h = i32(w.shape[2]), p.kernel_w = i32(w.shape[3]);
-    p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
-    p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
-    p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
-    p.groups = i32(a.group);
+    tightfit::ConvParams p = conv_geometry(g_, n);
     p.input_zero_point = x.quant.zero_point[0];
     p.weight_zero_point = weight_zero_point(n, w);
     p.output_zero_point = y.quant.zero_point[0];
@@ -350,29 +395,24 @@ class Emitter {
     const Tensor &x = in(n, 0), &y = out(n);
     if (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)
       refuse(n, "MaxPool must keep its input's quantization");
-    const auto& a = n.attrs;
+    const tightfit::MaxPoolParams p = max_pool_params(g_, n);
     const std::string block = params(
         "MaxPoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2], x.shape[3],
-                    y.shape[1], y.shape[2], a.kernel_shape[0], a.kernel_shape[1], attr_or(a.strides, 0, 1),
-                    attr_or(a.strides, 1, 1), attr_or(a.dilations, 0, 1), attr_or(a.dilations, 1, 1),
-                    attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0)),
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w,
+                    p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left),
         14);
     call(n, fmt::format("tightfit::max_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }
 
   void average_pool(const std::string& id, const Node& n) {
-    const Tensor &x = in(n, 0), &y = out(n);
-    const auto& a = n.attrs;
+    const tightfit::AveragePoolParams p = average_pool_params(g_, n);
     const std::string block = params(
         "AveragePoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
-                    x.shape[3], y.shape[1], y.shape[2], a.kernel_shape[0], a.kernel_shape[1],
-                    attr_or(a.strides, 0, 1), attr_or(a.strides, 1, 1), attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0),
-                    attr_or(a.pads, 2, 0), attr_or(a.pads, 3, 0), a.count_include_pad ? 1 : 0,
-                    float_literal(x.quant.scale[0]), x.quant.zero_point[0], float_literal(y.quant.scale[0]),
-                    y.quant.zero_point[0]),
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels,
+                    p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+                    p.pad_bottom, p.pad_right, p.count_include_pad, float_literal(p.input_scale), p.input_zero_point,
+                    float_literal(p.output_scale), p.output_zero_point),
         19);
     call(n, fmt::format("tightfit::average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
@@ -392,16 +432,9 @@ class Emitter {
   }
 
   std::string binary_shape(const Node& n) const {
-    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
-    const std::size_t rank = y.shape.size();
-    if (rank > 4) refuse(n, "broadcasting over more than 4 dimensions is not supported");
-    auto dims = [&](const Tensor& t) {
-      std::vector<std::int32_t> d(rank, 1);
-      for (std::size_t i = 0; i < t.shape.size(); ++i) d[rank - t.shape.size() + i] = i32(t.shape[i]);
-      return d;
-    };
-    const auto yd = dims(y), ad = dims(a), bd = dims(b);
-    const tightfit::BinaryShape s = tightfit::binary_shape(yd.data(), ad.data(), bd.data(), static_cast<int>(rank));
+    const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g_, n);
+    if (!shape) refuse(n, "broadcasting over more than 4 dimensions is not supported");
+    const tightfit::BinaryShape& s = *shape;
     auto four = [](const std::int32_t* v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
     return fmt::format("{{{},{},{}}}", four(s.out_dims), four(s.a_strides), four(s.b_strides));
   }
@@ -891,6 +924,43 @@ std::string arena_name(std::size_t region_count, const std::string& region) {
 
 std::uint64_t scratch_bytes(const ir::Graph&, const ir::Node&) {
   return 0;  // every kernel of the runtime works in its input and output buffers alone
+}
+
+std::optional<std::uint64_t> overlap_distance(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+  const Tensor &x = g.tensors[n.inputs[input]], &y = g.tensors[n.outputs[0]];
+  std::int32_t distance = tightfit::kNoOverlap;
+  switch (n.op) {
+    case OpKind::Conv:
+      if (y.dtype != DType::Int32 && input == 0) distance = tightfit::conv_distance(conv_geometry(g, n));
+      break;
+    case OpKind::FullyConnected: {
+      const Tensor& w = g.tensors[n.inputs[1]];
+      if (y.dtype == DType::Int32 || w.shape.size() == 3 || input != 0) break;
+      const std::int64_t k = w.shape[1];
+      distance = tightfit::fully_connected_distance({i32(x.elements() / k), i32(k), i32(w.shape[0]), 0, 0, 0, 0, 0, 0});
+      break;
+    }
+    case OpKind::MaxPool: distance = tightfit::max_pool_distance(max_pool_params(g, n)); break;
+    case OpKind::AveragePool: distance = tightfit::average_pool_distance(average_pool_params(g, n)); break;
+    case OpKind::GlobalAveragePool: distance = tightfit::global_average_pool_distance({}); break;
+    case OpKind::Add:
+    case OpKind::Mul: {
+      const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g, n);
+      if (shape) distance = tightfit::detail::binary_distance(*shape, static_cast<int>(input));
+      break;
+    }
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::LeakyRelu:
+    case OpKind::Requantize:
+      distance = x.dtype == DType::Int32 ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance();
+      break;
+    case OpKind::Clamp: distance = tightfit::clamp_distance(); break;
+    case OpKind::Softmax: distance = tightfit::softmax_distance(); break;
+    default: break;
+  }
+  if (distance == tightfit::kNoOverlap) return std::nullopt;
+  return static_cast<std::uint64_t>(distance);
 }
 
 EmittedCode emit_cpp(const ir::Graph& graph, const schedule::Lifetimes& lifetimes, const plan::Plan& plan,

@@ -15,13 +15,25 @@ struct Item {  // one buffer of one region, size > 0
   // Where the item may lie: [floor, ceiling). Only the search of several regions at once sets
   // these, to hold a buffer inside the region it was given.
   std::uint64_t floor = 0, ceiling = UINT64_MAX;
+  // The item (an index into the same list) this one may overlap from `overlap_distance` bytes
+  // below it (plan::Overlap), or -1.
+  int overlap_input = -1;
+  std::uint64_t overlap_distance = 0;
 };
+
+// The bytes an overlap pair can share at most: min(output size - distance, input size), or 0.
+std::uint64_t overlap_saving(const std::vector<Item>& items, int output);
+
+// How far above an item placed at offset x the other item must start: its size, or its
+// overlap distance when the other is the input it may overlap.
+std::uint64_t separation(const std::vector<Item>& items, int below, int above);
 
 // max(offset + size): the bytes the region needs for these offsets.
 std::uint64_t peak_of(const std::vector<Item>& items, const std::vector<std::uint64_t>& offsets);
 
 // The largest number of bytes live at one step, counting the padding that alignment forces
-// below every buffer but the top one. `step` receives a step where it is reached.
+// below every buffer but the top one (at a step where overlap pairs live: the sizes less what the
+// pairs can share). `step` receives a step where it is reached.
 std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step);
 
 // TFLite Micro's greedy-by-size: pinned items at their offsets, then the others from the

@@ -31,9 +31,20 @@ struct Buffer {
   std::uint64_t traffic = 0;          // bytes read + written; with several regions the busiest go first
 };
 
+// A buffer that may overlap the input its kernel consumes: while both are live, `output` may lie
+// over `input` if it starts at least `distance` bytes below it (output offset + distance <= input
+// offset); otherwise the two share no byte, as any two live buffers. The distance is the kernel's
+// (docs/runtime.md, "The overlap contract"). A buffer is the output of one pair at most and the
+// input of one pair at most.
+struct Overlap {
+  int output = 0, input = 0;  // indices into Problem::buffers
+  std::uint64_t distance = 0;
+};
+
 struct Problem {
   std::vector<Region> regions;  // fastest first; at least one
   std::vector<Buffer> buffers;
+  std::vector<Overlap> overlaps;  // may be empty
 };
 
 // Where the search stands, for a progress line: the best peak found so far in the region being
@@ -82,7 +93,8 @@ Plan solve(const Problem& problem, const Options& options);
 // first, each at the lowest offset where it fits. Never fails on capacity (it may exceed it).
 Plan greedy_by_size(const Problem& problem);
 
-// The largest sum of sizes live at one step (in one region's alignment), a bound no plan beats.
+// The largest sum of sizes live at one step (in one region's alignment), less what the overlap
+// pairs live there can share, a bound no plan beats.
 // `step`, when given, receives a step where it is reached.
 std::uint64_t live_sum_lower_bound(const Problem& problem, int* step = nullptr);
 

@@ -37,6 +37,14 @@ struct Buffer {
   std::optional<std::string> producer, op;      // none for graph inputs
 };
 
+// An output allowed to lie over the input its kernel consumes (docs/planner.md, "Overlap").
+struct Overlap {
+  std::uint64_t step = 0;
+  std::string node, op, output, input;  // output and input: tensor names, as in `buffers`
+  std::uint64_t distance = 0;           // the output starts at least this far below the input
+  std::uint64_t shared_bytes = 0;       // what the plan lays over the input: 0 when it did not use it
+};
+
 struct Failure {
   std::uint64_t cap_bytes = 0, minimum_bytes = 0, peak_step = 0;
   std::vector<std::string> tensors;
@@ -69,6 +77,8 @@ struct Document {
   std::vector<std::uint64_t> peak_steps;
   std::vector<Buffer> buffers;
   std::optional<Failure> failure;
+  std::vector<Overlap> overlaps;                         // empty under --no-overlap
+  std::optional<std::uint64_t> no_overlap_bound_bytes;  // the live-sum bound were no output to overlap
   std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
   std::uint64_t flash_bytes() const { return flash_weights_bytes + flash_schedule_bytes + flash_code_estimate_bytes; }

@@ -12,6 +12,47 @@ std::vector<ir::TensorId> view_roots(const ir::Graph& g) {
   return root;
 }
 
+namespace {
+
+// The overlap pair of every node whose output may lie over an input dying at it.
+void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes& result) {
+  std::vector<plan::Buffer>& buffers = result.problem.buffers;
+  std::vector<bool> is_model_input(buffers.size(), false);
+  for (const ir::TensorId t : g.inputs)
+    if (result.tensor_buffer[t] >= 0) is_model_input[result.tensor_buffer[t]] = true;
+  for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
+    const ir::Node& n = g.nodes[step];
+    if (n.op == ir::OpKind::Reshape || n.outputs.size() != 1) continue;
+    const int out = result.tensor_buffer[n.outputs[0]];
+    if (out < 0) continue;
+    std::optional<plan::Overlap> best;
+    std::uint64_t best_saving = 0;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] == ir::kNoTensor) continue;
+      const int in = result.tensor_buffer[n.inputs[i]];
+      if (in < 0 || in == out || is_model_input[in] || buffers[in].last_step != step) continue;
+      // The distance must hold for every operand slot that reads this buffer.
+      std::optional<std::uint64_t> distance = 0;
+      for (std::size_t j = 0; j < n.inputs.size() && distance; ++j) {
+        if (n.inputs[j] == ir::kNoTensor || result.tensor_buffer[n.inputs[j]] != in) continue;
+        const auto slot = options.overlap_distance(n, j);
+        distance = slot ? std::optional<std::uint64_t>(std::max(*distance, *slot)) : std::nullopt;
+      }
+      if (!distance || *distance >= buffers[out].size) continue;
+      const std::uint64_t saving = std::min(buffers[out].size - *distance, buffers[in].size);
+      if (saving > best_saving) {
+        best = plan::Overlap{out, in, *distance};
+        best_saving = saving;
+      }
+    }
+    if (!best) continue;
+    result.problem.overlaps.push_back(*best);
+    result.overlap_step.push_back(step);
+  }
+}
+
+}  // namespace
+
 Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_t(const ir::Node&)>& scratch_bytes,
                             const LifetimeOptions& options) {
   const int last_step = std::max<int>(0, static_cast<int>(g.nodes.size()) - 1);
@@ -79,6 +120,8 @@ Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_
   }
   for (std::size_t t = 0; t < count; ++t)
     if (root[t] != static_cast<ir::TensorId>(t)) result.tensor_buffer[t] = result.tensor_buffer[root[t]];
+
+  if (options.overlap_distance) add_overlaps(g, options, result);
 
   for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
     const std::uint64_t bytes = scratch_bytes(g.nodes[step]);

@@ -6,9 +6,22 @@
 // constexpr block (see params.hpp), its weights from flash, and its tensors
 // from the arena.  No kernel needs scratch memory.
 //
-// Aliasing: `out` must not overlap any input, except that lookup(), clamp(),
-// add() and mul() may write over an input that has the output's shape (each
-// element is read before it is written at the same index).
+// Aliasing: `out` must not overlap any input, except as the overlap contract
+// below allows: no pointer is __restrict, so every kernel is correct when its
+// output lies over the input it consumes at that input's stated distance.
+//
+// The overlap contract.  Each kernel that may write over an input it consumes
+// states, next to it, a function NAME_distance(params) -> int32_t: the least
+// `d` >= 0 such that the kernel computes the same bytes when its output starts
+// d or more bytes BELOW that input (out + d <= in, both in bytes) and the two
+// regions overlap; kNoOverlap (-1) when it may not overlap at all.  It is
+// derived from the kernel's loop order, as the largest, over the kernel's
+// writes, of (index written - lowest input index read after that write + 1):
+// below that no input byte is overwritten before its last read, and one byte
+// less overwrites a byte that is read afterwards.  It holds for every variant
+// that can be compiled (portable and Cortex-M DSP; a new variant must keep
+// within it or raise it); the planner (docs/planner.md) places outputs by it.
+// docs/runtime.md lists the distance of every kernel.
 //
 // Numerics mirror ONNX Runtime's CPU kernels (graph optimizations disabled) on
 // x86-64; each kernel says which ORT routine it follows.  See docs/runtime.md.
@@ -46,6 +59,9 @@ inline T* at(uint8_t* arena, uint32_t offset) {
   return reinterpret_cast<T*>(arena + offset);
 }
 
+// An overlap distance meaning: the output may not overlap that input.
+constexpr int32_t kNoOverlap = -1;
+
 namespace detail {
 
 template <typename T, typename TW>
@@ -61,6 +77,98 @@ template <typename T>
 inline T conv_output(const ConvParams& p, int32_t acc, int32_t oc, const int32_t* bias, const float* multipliers) {
   if (bias != nullptr) acc += bias[oc];
   return requantize<T>(acc, multipliers[p.per_channel ? oc : 0], p.output_zero_point, p.output_min, p.output_max);
+}
+
+// The overlap distances' arithmetic (see "The overlap contract" above).
+
+// A window kernel's geometry: output pixels in raster order (batch, row, column), each computed
+// from the input pixels of its window that lie inside the image.
+struct WindowGeometry {
+  int32_t batch, in_h, in_w, in_c, out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+};
+
+// The first in-image tap of a window axis starting at `start`, or -1 when none is inside.
+constexpr int32_t first_tap_inside(int32_t start, int32_t dilation, int32_t kernel, int32_t extent) {
+  const int32_t lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  const int32_t at = start + lo * dilation;
+  return lo < kernel && at < extent ? at : -1;
+}
+
+// The distance of a window kernel that writes each output pixel's out_c bytes in turn. For its
+// last byte the lowest input read afterwards is the lowest first tap of the later pixels; within
+// a pixel, `within` is the most that (index written - lowest index still read by this pixel + 1)
+// exceeds q * out_c - base, base being the pixel's first tap (kNoOverlap: the pixel reads all
+// before it writes). Walks the pixels backwards keeping the lowest first tap of those after.
+constexpr int64_t kNone = INT64_MAX;
+constexpr int32_t raster_distance(const WindowGeometry& g, int32_t within) {
+  int64_t distance = 0, later = kNone;
+  for (int32_t b = g.batch - 1; b >= 0; --b) {
+    for (int32_t oy = g.out_h - 1; oy >= 0; --oy) {
+      const int32_t iy = first_tap_inside(oy * g.stride_h - g.pad_top, g.dilation_h, g.kernel_h, g.in_h);
+      for (int32_t ox = g.out_w - 1; ox >= 0; --ox) {
+        const int32_t ix = first_tap_inside(ox * g.stride_w - g.pad_left, g.dilation_w, g.kernel_w, g.in_w);
+        const int64_t q = (static_cast<int64_t>(b) * g.out_h + oy) * g.out_w + ox;
+        if (later != kNone && (q + 1) * g.out_c - later > distance) distance = (q + 1) * g.out_c - later;
+        if (iy < 0 || ix < 0) continue;
+        const int64_t base = ((static_cast<int64_t>(b) * g.in_h + iy) * g.in_w + ix) * g.in_c;
+        if (within != kNoOverlap && q * g.out_c - base + within > distance) distance = q * g.out_c - base + within;
+        if (base < later) later = base;
+      }
+    }
+  }
+  return static_cast<int32_t>(distance);
+}
+
+constexpr WindowGeometry conv_window(const ConvParams& p) {
+  return {p.batch,    p.in_h,     p.in_w,     p.in_c,       p.out_h,      p.out_w,   p.out_c,   p.kernel_h,
+          p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left};
+}
+
+// The portable matrix kernels (pointwise conv, fully connected): row by row, each output
+// channel from the whole row, written in turn: out_c - 1 bytes, plus the growth of the rows
+// when the output's rows are longer.
+constexpr int32_t portable_matmul_distance(int32_t rows, int32_t k, int32_t n) {
+  const int64_t growth = static_cast<int64_t>(rows - 1) * (n - k);
+  return static_cast<int32_t>(n - 1 + (growth > 0 ? growth : 0));
+}
+
+// The Cortex-M DSP matrix kernel (kernels_dsp.hpp, simd::matmul): rows in pairs, 2 channels at
+// a time over both rows, an odd channel row by row, an odd last row alone.
+constexpr int32_t dsp_matmul_distance(int32_t rows, int32_t k, int32_t n) {
+  int64_t distance = 0;
+  auto note = [&distance](int64_t written, int64_t lowest_read_after) {
+    if (written - lowest_read_after + 1 > distance) distance = written - lowest_read_after + 1;
+  };
+  // The last channel pair before the end of a row's channels, or -1: its writes precede reads.
+  const int32_t last_open_pair = n % 2 == 0 ? n - 4 : n - 3;
+  int32_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
+    const bool more_rows = r + 2 < rows;
+    if (last_open_pair >= 0) note(y + n + last_open_pair + 1, x);
+    if (n % 2 == 0) {
+      if (more_rows) note(y + 2 * n - 1, x + 2 * k);
+    } else {
+      note(y + n - 1, x + k);
+      if (more_rows) note(y + 2 * n - 1, x + 2 * k);
+    }
+  }
+  if (r < rows && last_open_pair >= 0)
+    note(static_cast<int64_t>(r) * n + last_open_pair + 1, static_cast<int64_t>(r) * k);
+  return static_cast<int32_t>(distance);
+}
+
+// Add / Mul over an operand read once per output element, at the output's own index: 0; a
+// broadcast operand is read again later: no overlap.
+constexpr int32_t binary_distance(const BinaryShape& s, int operand) {
+  const int32_t* strides = operand == 0 ? s.a_strides : s.b_strides;
+  int32_t dense = 1;
+  for (int d = 3; d >= 0; --d) {
+    if (s.out_dims[d] > 1 && strides[d] != dense) return kNoOverlap;
+    dense *= s.out_dims[d];
+  }
+  return 0;
 }
 
 }  // namespace detail
@@ -188,6 +296,14 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
   selected_kernels::conv_pointwise(p, in, weights, bias, multipliers, out);
 }
 
+// Output over the input: the larger of the portable and DSP loop orders.
+constexpr int32_t conv_pointwise_distance(const ConvParams& p) {
+  const int32_t rows = p.batch * p.in_h * p.in_w;
+  const int32_t portable = detail::portable_matmul_distance(rows, p.in_c, p.out_c);
+  const int32_t dsp = detail::dsp_matmul_distance(rows, p.in_c, p.out_c);
+  return portable > dsp ? portable : dsp;
+}
+
 // Depthwise convolution (groups == in_c), weights [kh][kw][out_c].
 template <typename T, typename TW>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
@@ -195,11 +311,32 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   selected_kernels::conv_depthwise(p, in, weights, bias, multipliers, out);
 }
 
+// Output over the input: pixel by pixel; output channel oc reads input channel oc / multiplier
+// of the window (portable), 4 channels at a time then one by one (DSP, multiplier 1: the same).
+constexpr int32_t conv_depthwise_distance(const ConvParams& p) {
+  const int32_t multiplier = p.out_c / p.in_c;
+  const int32_t within = p.out_c >= 2 ? (p.out_c - 1) - (p.out_c - 1) / multiplier : kNoOverlap;
+  return detail::raster_distance(detail::conv_window(p), within);
+}
+
 // General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
 template <typename T, typename TW>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                          const float* multipliers, T* out) {
   selected_kernels::conv_general(p, in, weights, bias, multipliers, out);
+}
+
+// Output over the input: pixel by pixel, output channel oc from its group's input channels of
+// the window (portable; the DSP kernels copy the window first, or go by pairs of channels:
+// never more).
+constexpr int32_t conv_general_distance(const ConvParams& p) {
+  const int32_t group_in_c = p.in_c / p.groups, group_out_c = p.out_c / p.groups;
+  int32_t within = kNoOverlap;
+  for (int32_t next = 1; next < p.out_c; ++next) {  // the channel after a write: its group's first input
+    const int32_t exceed = next - (next / group_out_c) * group_in_c;
+    within = exceed > within ? exceed : within;
+  }
+  return detail::raster_distance(detail::conv_window(p), within);
 }
 
 // ONNX QLinearConv (ORT: QLinearConv + MlasRequantizeOutput), NHWC, choosing
@@ -221,6 +358,20 @@ template <typename T, typename TW>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
   selected_kernels::fully_connected(p, in, weights, bias, multipliers, out);
+}
+
+// Output over the input: as the pointwise convolution, rows for pixels.
+constexpr int32_t fully_connected_distance(const FullyConnectedParams& p) {
+  const int32_t portable = detail::portable_matmul_distance(p.rows, p.in_features, p.out_features);
+  const int32_t dsp = detail::dsp_matmul_distance(p.rows, p.in_features, p.out_features);
+  return portable > dsp ? portable : dsp;
+}
+
+// conv()'s output over its input: the distance of the path it takes.
+constexpr int32_t conv_distance(const ConvParams& p) {
+  return conv_is_depthwise(p)   ? conv_depthwise_distance(p)
+         : conv_is_pointwise(p) ? conv_pointwise_distance(p)
+                                : conv_general_distance(p);
 }
 
 // ONNX MaxPool on int8/uint8 (exact; padded taps are skipped).
@@ -249,6 +400,13 @@ inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
   }
 }
 
+// Output over the input: pixel by pixel, channel c from channel c of the window.
+constexpr int32_t max_pool_distance(const MaxPoolParams& p) {
+  return detail::raster_distance({p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.kernel_h,
+                                  p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left},
+                                 p.channels >= 2 ? 0 : kNoOverlap);
+}
+
 // com.microsoft QLinearGlobalAveragePool (ORT: MlasQLinearGlobalAveragePoolNhwc):
 // integer sum minus zero point * image size, then requantized.
 template <typename T>
@@ -264,6 +422,10 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
     }
   }
 }
+
+// Output over the input: 0. Channel c of an image is written after its last read, and the
+// channels after it start above it.
+constexpr int32_t global_average_pool_distance(const GlobalAveragePoolParams&) { return 0; }
 
 // com.microsoft QLinearAveragePool (ORT: qlinear_pool.cc): each tap dequantized
 // to float, summed row by row in float, divided by the count, quantized with
@@ -314,6 +476,16 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
       }
     }
   }
+}
+
+// Output over the input: the whole-image case as the global pool, else as max_pool().
+constexpr int32_t average_pool_distance(const AveragePoolParams& p) {
+  const bool whole_image = p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 && p.pad_left == 0 &&
+                           p.pad_bottom == 0 && p.pad_right == 0;
+  if (whole_image) return 0;
+  return detail::raster_distance({p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.kernel_h,
+                                  p.kernel_w, p.stride_h, p.stride_w, 1, 1, p.pad_top, p.pad_left},
+                                 p.channels >= 2 ? 0 : kNoOverlap);
 }
 
 namespace detail {
@@ -370,6 +542,9 @@ inline void add(const AddParams& p, const T* a, const T* b, T* out) {
   }
 }
 
+// Output over operand 0 (a) or 1 (b): 0 when that operand has the output's shape, else none.
+constexpr int32_t add_distance(const AddParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
+
 // com.microsoft QLinearMul (ORT: MlasQLinearMulKernel, SSE2): the integer
 // product of the centred inputs, times the ratio, plus the output zero point,
 // rounded half to even and saturated.
@@ -383,6 +558,9 @@ inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
   });
 }
 
+// Output over operand 0 (a) or 1 (b): as add_distance().
+constexpr int32_t mul_distance(const MulParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
+
 // A 256-entry table indexed by the input's byte: QLinearSigmoid,
 // QLinearLeakyRelu, Tanh between Dequantize/QuantizeLinear, and requantization
 // (ORT: QLinearLookupTableTransform).  Tables come from host.hpp.
@@ -392,6 +570,9 @@ inline void lookup(const uint8_t* table, const T* in, T* out, int32_t count) {
     out[i] = static_cast<T>(table[static_cast<uint8_t>(in[i])]);
   }
 }
+
+// Output over the input: 0 (element i is read, then written at i).
+constexpr int32_t lookup_distance() { return 0; }
 
 // com.microsoft QLinearConcat.
 template <typename T>
@@ -436,6 +617,10 @@ inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* 
     }
   }
 }
+
+// Output over the input: 0 (each row is read whole before its element i is written, and
+// element i is read before it is written; later rows lie above).
+constexpr int32_t softmax_distance() { return 0; }
 
 // ONNX Pad, mode constant, 4-D.
 template <typename T>
@@ -520,5 +705,8 @@ inline void clamp(const ClampParams& p, const T* in, T* out) {
     out[i] = static_cast<T>(clamp_int(static_cast<int32_t>(in[i]), p.min, p.max));
   }
 }
+
+// Output over the input: 0 (element i is read, then written at i).
+constexpr int32_t clamp_distance() { return 0; }
 
 }  // namespace tightfit

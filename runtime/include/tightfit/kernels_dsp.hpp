@@ -22,7 +22,7 @@
 // loads are 4-byte memcpy, or memory operands of assembly blocks: one LDR on
 // Cortex-M4/M7, which allow unaligned LDR):
 //  * pointwise conv and fully connected: 2 rows (pixels) x 2 output channels
-//    at a time, so every loaded input word serves two channels and every
+//    at a time (rows outermost, so that the output may overlap the input), so every loaded input word serves two channels and every
 //    weight word two pixels; both halves of a word are widened to 16-bit
 //    pairs (SXTB16, and SXTB16 with ROR #8) and summed with SMLAD: 16 MACs per
 //    4 loads, 8 widenings and 8 SMLAD.  The input zero point is folded into
@@ -338,49 +338,65 @@ inline int32_t mac_1x1(const T* x, const TW* w, int32_t n, int32_t x_offset, int
   return a;
 }
 
+// Weight sums cached on the stack by matmul(): up to this many output channels (1 KiB); the
+// channels past it have theirs recomputed for every pair of rows.
+constexpr int32_t kCachedWeightSums = 256;
+
 // out[r][o] = requant(bias[o] + sum_k (x[r][k] - zx)(w[o][k] - zw)): the
 // pointwise conv (rows = pixels) and the fully connected layer.
+//
+// Loop order (the overlap distance of kernels.hpp, dsp_matmul_distance(), follows it): rows in
+// pairs, outermost, so that an input row is dead once its pair is done and the output may be
+// written over it; within a pair, the channels two at a time, then an odd last channel one row
+// at a time; an odd last row alone at the end.
 template <typename T, typename TW, bool kWeightOffset>
 inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, int32_t x_zero_point,
                    int32_t w_zero_point, const Output& out, T* y) {
   const int32_t xo = offset_pair(x_zero_point), wo = offset_pair(w_zero_point);
-  int32_t o = 0;
-  for (; o + 2 <= n; o += 2) {
-    const TW* w0 = w + o * k;
-    const int32_t b0 = out.base(o), b1 = out.base(o + 1);
-    const float m0 = out.multiplier(o), m1 = out.multiplier(o + 1);
-    int32_t r = 0;
-    if (rows >= 2) {
-      // The input's zero point, once per pair of channels: -zx * sum(w - zw).
-      const int32_t c0 = wrapping_add(b0, static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
-                                                               static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w0, k, wo))));
-      const int32_t c1 = wrapping_add(b1, static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
-                                                               static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w0 + k, k, wo))));
-      for (; r + 2 <= rows; r += 2) {
-        const T* x0 = x + r * k;
-        int32_t a00 = c0, a01 = c1, a10 = c0, a11 = c1;
-        mac_2x2<T, TW, kWeightOffset>(x0, w0, k, k, wo, a00, a01, a10, a11);
-        T* y0 = y + r * n + o;
-        y0[0] = out.template operator()<T>(a00, m0);
-        y0[1] = out.template operator()<T>(a01, m1);
-        y0[n] = out.template operator()<T>(a10, m0);
-        y0[n + 1] = out.template operator()<T>(a11, m1);
-      }
+  // The input's zero point, once per channel: bias - zx * sum(w - zw) starts each pair of rows.
+  int32_t start[kCachedWeightSums];
+  const int32_t cached = rows >= 2 ? (n < kCachedWeightSums ? n : kCachedWeightSums) : 0;
+  auto start_of = [&](int32_t o) {
+    return wrapping_add(out.base(o), static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
+                                                          static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w + o * k, k, wo))));
+  };
+  for (int32_t o = 0; o < cached; ++o) start[o] = start_of(o);
+  int32_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const T* x0 = x + r * k;
+    T* y0 = y + r * n;
+    int32_t o = 0;
+    for (; o + 2 <= n; o += 2) {
+      const int32_t c0 = o < cached ? start[o] : start_of(o);
+      const int32_t c1 = o + 1 < cached ? start[o + 1] : start_of(o + 1);
+      int32_t a00 = c0, a01 = c1, a10 = c0, a11 = c1;
+      mac_2x2<T, TW, kWeightOffset>(x0, w + o * k, k, k, wo, a00, a01, a10, a11);
+      const float m0 = out.multiplier(o), m1 = out.multiplier(o + 1);
+      y0[o] = out.template operator()<T>(a00, m0);
+      y0[o + 1] = out.template operator()<T>(a01, m1);
+      y0[n + o] = out.template operator()<T>(a10, m0);
+      y0[n + o + 1] = out.template operator()<T>(a11, m1);
     }
-    if (r < rows) {
-      int32_t a0 = b0, a1 = b1;
-      mac_1x2<T, TW, kWeightOffset>(x + r * k, w0, k, k, xo, wo, a0, a1);
-      y[r * n + o] = out.template operator()<T>(a0, m0);
-      y[r * n + o + 1] = out.template operator()<T>(a1, m1);
+    if (o < n) {
+      const int32_t b0 = out.base(o);
+      const float m0 = out.multiplier(o);
+      y0[o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0, w + o * k, k, xo, wo, b0), m0);
+      y0[n + o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0 + k, w + o * k, k, xo, wo, b0), m0);
     }
   }
-  if (o < n) {
-    const int32_t b0 = out.base(o);
-    const float m0 = out.multiplier(o);
-    for (int32_t r = 0; r < rows; ++r) {
-      y[r * n + o] =
-          out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x + r * k, w + o * k, k, xo, wo, b0), m0);
+  if (r < rows) {
+    const T* x0 = x + r * k;
+    T* y0 = y + r * n;
+    int32_t o = 0;
+    for (; o + 2 <= n; o += 2) {
+      int32_t a0 = out.base(o), a1 = out.base(o + 1);
+      mac_1x2<T, TW, kWeightOffset>(x0, w + o * k, k, k, xo, wo, a0, a1);
+      y0[o] = out.template operator()<T>(a0, out.multiplier(o));
+      y0[o + 1] = out.template operator()<T>(a1, out.multiplier(o + 1));
     }
+    if (o < n)
+      y0[o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0, w + o * k, k, xo, wo, out.base(o)),
+                                         out.multiplier(o));
   }
 }
 
