@@ -195,15 +195,18 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
     const plan::Placement &out = p.placements[o.output], &in = p.placements[o.input];
     const std::uint64_t out_top = out.offset + problem.buffers[o.output].size;
     const std::uint64_t in_top = in.offset + problem.buffers[o.input].size;
-    const std::uint64_t shared =
-        out.region == in.region && out.offset <= in.offset && out_top > in.offset ? std::min(out_top, in_top) - in.offset : 0;
+    const bool below = out.offset <= in.offset;
+    const std::uint64_t shared = out.region != in.region ? 0
+                                 : below ? (out_top > in.offset ? std::min(out_top, in_top) - in.offset : 0)
+                                         : (in_top > out.offset ? std::min(out_top, in_top) - out.offset : 0);
     const ir::Node& n = g.nodes[lt.overlap_step[k]];
     overlaps.push_back({{"step", lt.overlap_step[k]},
                         {"node", n.name},
                         {"op", ir::op_name(n.op)},
                         {"output", problem.buffers[o.output].name},
                         {"input", problem.buffers[o.input].name},
-                        {"distance", o.distance},
+                        {"direction", below ? "below" : "above"},
+                        {"distance", (below ? o.below : o.above).value_or(0)},
                         {"shared_bytes", shared}});
   }
   plan::Problem apart = problem;

@@ -226,8 +226,24 @@ class Emitter {
   const Tensor& out(const Node& n) const { return g_.tensors[n.outputs[0]]; }
   std::string t_of(const Node& n) const { return ctype(in(n, 0).dtype); }
 
+  // Whether the plan puts the output of step `index` above the input it overlaps: then its
+  // kernel runs backwards (the up distance of kernels.hpp).
+  bool runs_backwards(int index) const {
+    for (std::size_t k = 0; k < lt_.problem.overlaps.size(); ++k) {
+      if (lt_.overlap_step[k] != index) continue;
+      const plan::Overlap& o = lt_.problem.overlaps[k];
+      const plan::Placement &out = plan_.placements[o.output], &in = plan_.placements[o.input];
+      return out.region == in.region && out.offset > in.offset && out.offset < in.offset + lt_.problem.buffers[o.input].size;
+    }
+    return false;
+  }
+
+  // ", true" in a kernel's template arguments when it runs backwards.
+  std::string direction() const { return backward_ ? ", true" : ""; }
+
   void emit_node(int index, const Node& n) {
     const std::string id = fmt::format("n{}", index);
+    backward_ = runs_backwards(index);
     switch (n.op) {
       case OpKind::Conv: return conv(id, n);
       case OpKind::FullyConnected: return fully_connected(id, n);
@@ -307,7 +323,7 @@ class Emitter {
                     p.dilation_w, p.pad_top, p.pad_left, p.groups, p.input_zero_point, p.weight_zero_point,
                     p.output_zero_point, p.output_min, p.output_max, p.per_channel),
         22);
-    call(n, fmt::format("tightfit::conv<{}, {}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
+    call(n, fmt::format("tightfit::conv<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
 
@@ -387,7 +403,7 @@ class Emitter {
                            weight_zero_point(n, w), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max,
                            w.quant.scale.size() > 1 ? 1 : 0),
                9);
-    call(n, fmt::format("tightfit::fully_connected<{}, {}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
+    call(n, fmt::format("tightfit::fully_connected<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
 
@@ -906,6 +922,7 @@ class Emitter {
   const std::vector<Arena>& arenas_;
   const EmitOptions& options_;
   const std::vector<TensorId> root_;
+  bool backward_ = false;  // the node being emitted runs backwards
   std::string constants_;
   std::string body_;
   std::string profiled_body_;        // body_ with the step hooks
@@ -926,18 +943,24 @@ std::uint64_t scratch_bytes(const ir::Graph&, const ir::Node&) {
   return 0;  // every kernel of the runtime works in its input and output buffers alone
 }
 
-std::optional<std::uint64_t> overlap_distance(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+schedule::OverlapDistances overlap_distance(const ir::Graph& g, const ir::Node& n, std::size_t input) {
   const Tensor &x = g.tensors[n.inputs[input]], &y = g.tensors[n.outputs[0]];
-  std::int32_t distance = tightfit::kNoOverlap;
+  std::int32_t distance = tightfit::kNoOverlap, up = tightfit::kNoOverlap;
   switch (n.op) {
     case OpKind::Conv:
-      if (y.dtype != DType::Int32 && input == 0) distance = tightfit::conv_distance(conv_geometry(g, n));
+      if (y.dtype != DType::Int32 && input == 0) {
+        const tightfit::ConvParams p = conv_geometry(g, n);
+        distance = tightfit::conv_distance(p);
+        up = tightfit::conv_up_distance(p);
+      }
       break;
     case OpKind::FullyConnected: {
       const Tensor& w = g.tensors[n.inputs[1]];
       if (y.dtype == DType::Int32 || w.shape.size() == 3 || input != 0) break;
       const std::int64_t k = w.shape[1];
-      distance = tightfit::fully_connected_distance({i32(x.elements() / k), i32(k), i32(w.shape[0]), 0, 0, 0, 0, 0, 0});
+      const tightfit::FullyConnectedParams p{i32(x.elements() / k), i32(k), i32(w.shape[0]), 0, 0, 0, 0, 0, 0};
+      distance = tightfit::fully_connected_distance(p);
+      up = tightfit::fully_connected_up_distance(p);
       break;
     }
     case OpKind::MaxPool: distance = tightfit::max_pool_distance(max_pool_params(g, n)); break;
@@ -959,8 +982,10 @@ std::optional<std::uint64_t> overlap_distance(const ir::Graph& g, const ir::Node
     case OpKind::Softmax: distance = tightfit::softmax_distance(); break;
     default: break;
   }
-  if (distance == tightfit::kNoOverlap) return std::nullopt;
-  return static_cast<std::uint64_t>(distance);
+  auto bytes = [](std::int32_t d) {
+    return d == tightfit::kNoOverlap ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(d));
+  };
+  return {bytes(distance), bytes(up)};
 }
 
 EmittedCode emit_cpp(const ir::Graph& graph, const schedule::Lifetimes& lifetimes, const plan::Plan& plan,

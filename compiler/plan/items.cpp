@@ -20,13 +20,18 @@ bool live_together(const Item& a, const Item& b) {
 
 std::uint64_t overlap_saving(const std::vector<Item>& items, int output) {
   const Item& out = items[output];
-  if (out.overlap_input < 0 || out.overlap_distance >= out.size) return 0;
-  return std::min(out.size - out.overlap_distance, items[out.overlap_input].size);
+  if (out.overlap_input < 0) return 0;
+  const Item& in = items[out.overlap_input];
+  const std::uint64_t from_below = out.overlap_below < out.size ? std::min(out.size - out.overlap_below, in.size) : 0;
+  const std::uint64_t from_above = in.overlap_above < in.size ? std::min(in.size - in.overlap_above, out.size) : 0;
+  return std::max(from_below, from_above);
 }
 
-std::uint64_t separation(const std::vector<Item>& items, int below, int above) {
-  const Item& item = items[below];
-  return item.overlap_input == above ? std::min(item.overlap_distance, item.size) : item.size;
+std::uint64_t separation(const std::vector<Item>& items, int lower, int upper) {
+  const Item& item = items[lower];
+  if (item.overlap_input == upper) return std::min(item.overlap_below, item.size);
+  if (item.overlap_output == upper) return std::min(item.overlap_above, item.size);
+  return item.size;
 }
 
 std::uint64_t peak_of(const std::vector<Item>& items, const std::vector<std::uint64_t>& offsets) {

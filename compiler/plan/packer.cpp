@@ -22,13 +22,13 @@
 //   * pins: a pinned buffer's minimum offset starts at its pin, and a branch dies as soon as a
 //     placement pushes it higher. Letting the free buffers fall as above leaves pins in place,
 //     so canonical plans still cover every plan.
-//   * overlap pairs: an output may start `distance` bytes below the input it consumes,
-//     over it. Falling, a buffer stops at the highest (offset + separation) of the buffers below
-//     it, the separation being the distance from an output to its input and the size otherwise,
-//     so the one candidate offset is still the minimum offset; a pair can share at most
-//     min(output size - distance, input size) bytes, which the cross sections take off their
-//     sums. With distance 0 an input can rest at its output's very offset: placed right after
-//     its output, it is canonical whatever its rank.
+//   * overlap pairs: an output may start `below` bytes below the input it consumes, or `above`
+//     bytes above it, over it. Falling, a buffer stops at the highest (offset + separation) of
+//     the buffers below it, the separation being that distance within a pair (whichever side
+//     is lower) and the size otherwise, so the one candidate offset is still the minimum
+//     offset; a pair can share at most its overlap_saving(), which the cross sections take off
+//     their sums. At distance 0 one member can rest at the other's very offset: placed right
+//     after it, it is canonical whatever its rank.
 //   * regions: with several regions on one address line, a buffer must lie wholly inside one, and
 //     may be held to one (floor and ceiling). A falling buffer stops at its region's start too;
 //     and a plan in which some buffer could move to a lower offset (into a faster region) is
@@ -82,9 +82,6 @@ Packer::Packer(std::vector<Item> items, std::vector<Span> regions)
         overlaps_[a].push_back(b);
         overlaps_[b].push_back(a);
       }
-  overlap_output_.assign(n, -1);
-  for (int b = 0; b < n; ++b)
-    if (items_[b].overlap_input >= 0) overlap_output_[items_[b].overlap_input] = b;
   initial_cuts_.assign(ends.empty() ? 0 : ends.size() - 1, 0);
   for (int b = 0; b < n; ++b)
     for (int s = first_section_[b]; s + 1 < end_section_[b]; ++s) ++initial_cuts_[s];
@@ -203,9 +200,8 @@ Outcome Packer::search(const Part& part, const std::vector<Candidate>& previous,
 
   const int last_placed = part.order[floor_rank];
   for (const Candidate& c : ordering) {
-    const bool rests_on_its_output = min_offset_[last_placed] == kPlaced &&
-                                     items_[last_placed].overlap_input == part.order[c.rank];
-    if (c.offset < floor_offset || (c.offset == floor_offset && c.rank < floor_rank && !rests_on_its_output))
+    const bool rests_on_last = min_offset_[last_placed] == kPlaced && separation(items_, last_placed, part.order[c.rank]) == 0;
+    if (c.offset < floor_offset || (c.offset == floor_offset && c.rank < floor_rank && !rests_on_last))
       continue;  // not canonical
     if (c.offset >= lowest_top) break;  // dominated, and so is everything after it
     bool hatless = false;
@@ -260,9 +256,9 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
   // A pair with one member placed shares nothing more among the unplaced: b's pair as an output,
   // and as an input.
   const bool unshare_below = item.overlap_input >= 0 && min_offset_[item.overlap_input] != kPlaced;
-  const bool unshare_above = overlap_output_[b] >= 0 && min_offset_[overlap_output_[b]] != kPlaced;
+  const bool unshare_above = item.overlap_output >= 0 && min_offset_[item.overlap_output] != kPlaced;
   if (unshare_below) share(b, false);
-  if (unshare_above) share(overlap_output_[b], false);
+  if (unshare_above) share(item.overlap_output, false);
   // Nothing unplaced in a section goes below the lowest of their minimum offsets. In b's own
   // sections everything unplaced shares a step with b, so that lowest is at least b's top, or
   // b's distance above it for the input b may overlap.
@@ -295,7 +291,7 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
   }
   for (int s = first_section_[b]; s < end_section_[b]; ++s) section_total_[s] += item.size;
   if (unshare_below) share(b, true);
-  if (unshare_above) share(overlap_output_[b], true);
+  if (unshare_above) share(item.overlap_output, true);
   return outcome;
 }
 

@@ -72,7 +72,6 @@ class Packer {
   std::vector<int> first_section_, end_section_;   // buffer -> its sections [first, end)
   std::vector<std::vector<int>> overlaps_;         // buffer -> buffers live at a common step
   std::vector<int> initial_cuts_;                  // cut s: buffers living in both section s and s + 1
-  std::vector<int> overlap_output_;                // buffer -> the item that may overlap it, or -1
   void share(int output, bool add);                // adds or takes a pair's saving in its sections
 
   // The state of one fit() call.

@@ -71,8 +71,8 @@ void check_problem(const Problem& problem) {
       if (other.output == pair.input && other.input == pair.output)
         throw Error(fmt::format("buffers '{}' and '{}': overlap pairs both ways", problem.buffers[pair.output].name,
                                 problem.buffers[pair.input].name));
-    if (pair.distance > kMaxBytes)
-      throw Error(fmt::format("buffer '{}': overlap distance {} is too large", problem.buffers[pair.output].name, pair.distance));
+    if (pair.below.value_or(0) > kMaxBytes || pair.above.value_or(0) > kMaxBytes)
+      throw Error(fmt::format("buffer '{}': overlap distance too large", problem.buffers[pair.output].name));
   }
   // Pins are not moved, so two that collide leave no plan at all.
   const auto& buffers = problem.buffers;
@@ -101,8 +101,11 @@ std::vector<Item> items_of(const Problem& problem, const std::vector<int>& membe
   }
   for (const Overlap& pair : problem.overlaps) {
     if (item_of[pair.output] < 0 || item_of[pair.input] < 0) continue;
-    items[item_of[pair.output]].overlap_input = item_of[pair.input];
-    items[item_of[pair.output]].overlap_distance = pair.distance;
+    Item &out = items[item_of[pair.output]], &in = items[item_of[pair.input]];
+    out.overlap_input = item_of[pair.input];
+    in.overlap_output = item_of[pair.output];
+    out.overlap_below = pair.below.value_or(UINT64_MAX);
+    in.overlap_above = pair.above.value_or(UINT64_MAX);
   }
   return items;
 }
@@ -123,7 +126,9 @@ std::uint64_t granularity(const std::vector<Item>& items) {
   for (const Item& item : items) {
     g = std::gcd(g, item.size);
     if (item.fixed_offset) g = std::gcd(g, *item.fixed_offset);
-    if (item.overlap_input >= 0) g = std::gcd(g, item.overlap_distance);  // an input may rest on it
+    // An input may rest on its output, or an output on its input, at a distance.
+    if (item.overlap_below != UINT64_MAX) g = std::gcd(g, item.overlap_below);
+    if (item.overlap_above != UINT64_MAX) g = std::gcd(g, item.overlap_above);
   }
   for (const Item& item : items)
     if (g % item.alignment != 0) g = std::gcd(g, item.alignment);

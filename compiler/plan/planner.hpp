@@ -32,13 +32,15 @@ struct Buffer {
 };
 
 // A buffer that may overlap the input its kernel consumes: while both are live, `output` may lie
-// over `input` if it starts at least `distance` bytes below it (output offset + distance <= input
-// offset); otherwise the two share no byte, as any two live buffers. The distance is the kernel's
-// (docs/runtime.md, "The overlap contract"). A buffer is the output of one pair at most and the
-// input of one pair at most.
+// over `input` if it starts at least `below` bytes below it (output offset + below <= input
+// offset), or, when the kernel can run backwards, at least `above` bytes above it (input offset
+// + above <= output offset); otherwise the two share no byte, as any two live buffers. The
+// distances are the kernel's (docs/runtime.md, "The overlap contract"); none: not that way. A
+// buffer is the output of one pair at most and the input of one pair at most.
 struct Overlap {
   int output = 0, input = 0;  // indices into Problem::buffers
-  std::uint64_t distance = 0;
+  std::optional<std::uint64_t> below;
+  std::optional<std::uint64_t> above;
 };
 
 struct Problem {

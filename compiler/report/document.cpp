@@ -154,7 +154,8 @@ Document read_document(const json& report) {
     for (const auto& o : report.at("overlaps"))
       d.overlaps.push_back({o.at("step").get<std::uint64_t>(), o.at("node").get<std::string>(),
                             o.at("op").get<std::string>(), o.at("output").get<std::string>(),
-                            o.at("input").get<std::string>(), o.at("distance").get<std::uint64_t>(),
+                            o.at("input").get<std::string>(), o.at("direction").get<std::string>(),
+                            o.at("distance").get<std::uint64_t>(),
                             o.at("shared_bytes").get<std::uint64_t>()});
   }
   if (report.at("comparisons").contains("no_overlap_bound_bytes"))

@@ -41,7 +41,8 @@ struct Buffer {
 struct Overlap {
   std::uint64_t step = 0;
   std::string node, op, output, input;  // output and input: tensor names, as in `buffers`
-  std::uint64_t distance = 0;           // the output starts at least this far below the input
+  std::string direction;                // "below": the output starts below the input; "above": the kernel runs backwards
+  std::uint64_t distance = 0;           // the output starts at least this far below (above) the input
   std::uint64_t shared_bytes = 0;       // what the plan lays over the input: 0 when it did not use it
 };
 

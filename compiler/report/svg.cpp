@@ -202,14 +202,17 @@ class MemoryMap {
 
   // The bytes an output lays over its input, hatched in the column of the step that does it.
   std::string overlap_rect(const Frame& f, const Overlap& o, const std::string& region) const {
-    const Buffer* input = d_.find_buffer(o.input);
-    if (o.shared_bytes == 0 || !input || !input->offset || input->region != region) return "";
+    const Buffer *input = d_.find_buffer(o.input), *output = d_.find_buffer(o.output);
+    if (o.shared_bytes == 0 || !input || !output || !input->offset || !output->offset || input->region != region)
+      return "";
+    const std::uint64_t start = std::max(*input->offset, *output->offset);
     const double x = f.x(static_cast<double>(o.step));
     const double w = f.x(static_cast<double>(o.step + 1)) - x;
-    const double y = f.y(static_cast<double>(*input->offset + o.shared_bytes));
-    const double h = std::max(1.0, f.y(static_cast<double>(*input->offset)) - y);
-    const std::string tooltip = fmt::format("step {}: {} ({}) writes {} over {}\n{} B shared; the output starts {} B or more below its input",
-                                            o.step, o.node, o.op, o.output, o.input, o.shared_bytes, o.distance);
+    const double y = f.y(static_cast<double>(start + o.shared_bytes));
+    const double h = std::max(1.0, f.y(static_cast<double>(start)) - y);
+    const std::string tooltip =
+        fmt::format("step {}: {} ({}) writes {} over {}\n{} B shared; the output starts {} B or more {} its input", o.step,
+                    o.node, o.op, o.output, o.input, o.shared_bytes, o.distance, o.direction);
     return fmt::format("<rect class=\"overlap\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"url(#overlap-hatch)\" "
                        "stroke=\"#d62728\" stroke-width=\"1\"><title>{}</title></rect>\n",
                        num(x), num(y), num(w), num(h), xml_escape(tooltip));

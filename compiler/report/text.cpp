@@ -216,8 +216,9 @@ std::string overlap_section(const Document& d) {
                     "\n";
   for (const Overlap& o : d.overlaps) {
     if (o.shared_bytes == 0) continue;
-    out += fit(fmt::format("  step {} {} ({}): {} over {}, from {} B below it, {} B shared", o.step, o.node, o.op,
-                           o.output, o.input, o.distance, o.shared_bytes),
+    out += fit(fmt::format("  step {} {} ({}): {} over {}, {} B {} it{}, {} B shared", o.step, o.node, o.op, o.output,
+                           o.input, o.distance, o.direction, o.direction == "above" ? " (run backwards)" : "",
+                           o.shared_bytes),
                kWidth) +
            "\n";
   }

@@ -31,17 +31,25 @@ void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes&
       if (n.inputs[i] == ir::kNoTensor) continue;
       const int in = result.tensor_buffer[n.inputs[i]];
       if (in < 0 || in == out || is_model_input[in] || buffers[in].last_step != step) continue;
-      // The distance must hold for every operand slot that reads this buffer.
-      std::optional<std::uint64_t> distance = 0;
-      for (std::size_t j = 0; j < n.inputs.size() && distance; ++j) {
+      // A distance must hold for every operand slot that reads this buffer.
+      OverlapDistances d{0, 0};
+      auto widen = [](std::optional<std::uint64_t>& all, const std::optional<std::uint64_t>& slot) {
+        all = all && slot ? std::optional<std::uint64_t>(std::max(*all, *slot)) : std::nullopt;
+      };
+      for (std::size_t j = 0; j < n.inputs.size(); ++j) {
         if (n.inputs[j] == ir::kNoTensor || result.tensor_buffer[n.inputs[j]] != in) continue;
-        const auto slot = options.overlap_distance(n, j);
-        distance = slot ? std::optional<std::uint64_t>(std::max(*distance, *slot)) : std::nullopt;
+        const OverlapDistances slot = options.overlap_distance(n, j);
+        widen(d.below, slot.below);
+        widen(d.above, slot.above);
       }
-      if (!distance || *distance >= buffers[out].size) continue;
-      const std::uint64_t saving = std::min(buffers[out].size - *distance, buffers[in].size);
+      // Only distances that let the two share a byte.
+      if (d.below && *d.below >= buffers[out].size) d.below.reset();
+      if (d.above && *d.above >= buffers[in].size) d.above.reset();
+      const std::uint64_t saving =
+          std::max(d.below ? std::min(buffers[out].size - *d.below, buffers[in].size) : 0,
+                   d.above ? std::min(buffers[in].size - *d.above, buffers[out].size) : 0);
       if (saving > best_saving) {
-        best = plan::Overlap{out, in, *distance};
+        best = plan::Overlap{out, in, d.below, d.above};
         best_saving = saving;
       }
     }

@@ -7,7 +7,7 @@
 // its own step.
 //
 // Overlap pairs: a node's output may lie over an input whose buffer dies at that node, from the
-// kernel's distance below it (plan::Overlap). When several inputs die there, the one the output
+// kernel's distance below it, or above it for kernels that run backwards (plan::Overlap). When several inputs die there, the one the output
 // can share the most bytes with. The model's inputs are never overwritten (run() may be called
 // again on the same input).
 #pragma once
@@ -22,12 +22,18 @@
 
 namespace tightfit::schedule {
 
+// How far an output may start below (or, run backwards, above) an input and still overlap it:
+// its kernel's distances; none: not that way.
+struct OverlapDistances {
+  std::optional<std::uint64_t> below, above;
+};
+
 struct LifetimeOptions {
   std::uint32_t alignment = 4;  // bytes; every buffer's offset is a multiple of it
   bool io_in_arena = true;      // false: graph inputs and outputs live in buffers the user owns
-  // How far below input `input` of a node its output may start and still overlap it (its
-  // kernel's distance), or nullopt; empty: no output overlaps an input (--no-overlap).
-  std::function<std::optional<std::uint64_t>(const ir::Node&, std::size_t input)> overlap_distance;
+  // The overlap distances of input `input` of a node; empty: no output overlaps an input
+  // (--no-overlap).
+  std::function<OverlapDistances(const ir::Node&, std::size_t input)> overlap_distance;
 };
 
 struct Lifetimes {

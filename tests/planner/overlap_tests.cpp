@@ -1,4 +1,5 @@
-// Overlap pairs (plan::Overlap): an output may start its distance below the input it consumes.
+// Overlap pairs (plan::Overlap): an output may start its distance below the input it consumes,
+// or above it for a kernel run backwards.
 // The solver stays exact with them (against brute force), its bound stays a bound, and the
 // validator rejects an output that starts nearer its input than the distance.
 #include <catch2/catch.hpp>
@@ -37,8 +38,9 @@ bool compatible(const Problem& p, int a, std::uint64_t at_a, int b, std::uint64_
   if (x.last_step < y.first_step || y.last_step < x.first_step) return true;
   if (at_a + x.size <= at_b || at_b + y.size <= at_a) return true;
   for (const Overlap& o : p.overlaps) {
-    if (o.output == a && o.input == b) return at_a + o.distance <= at_b;
-    if (o.output == b && o.input == a) return at_b + o.distance <= at_a;
+    if (o.output == b && o.input == a) std::swap(at_a, at_b);  // now at_a is the output's offset
+    if ((o.output == a && o.input == b) || (o.output == b && o.input == a))
+      return (o.below && at_a + *o.below <= at_b) || (o.above && at_b + *o.above <= at_a);
   }
   return false;
 }
@@ -72,7 +74,7 @@ std::uint64_t brute_force_peak(const Problem& p) {
 
 TEST_CASE("an output may start its distance below its input, and the validator says so") {
   // in: [d, d + 10) live at steps 0-1; out: 8 bytes written at step 1, distance 3.
-  const Problem p = one_region({buffer("in", 10, 0, 1), buffer("out", 8, 1, 2)}, {{1, 0, 3}});
+  const Problem p = one_region({buffer("in", 10, 0, 1), buffer("out", 8, 1, 2)}, {{1, 0, 3, std::nullopt}});
   Plan plan;
   plan.placements = {{0, 3}, {0, 0}};
   plan.region_peak = {13};
@@ -83,9 +85,18 @@ TEST_CASE("an output may start its distance below its input, and the validator s
   plan.peak = 12;
   const auto errors = validate(p, plan);
   REQUIRE(errors.size() == 1);
-  CHECK(errors[0].find("its kernel needs 3") != std::string::npos);
-  plan.placements = {{0, 0}, {0, 2}};  // the output above its input, overlapping: never
+  CHECK(errors[0].find("needs it 3 bytes below or never bytes above") != std::string::npos);
+  plan.placements = {{0, 0}, {0, 2}};  // the output above its input, overlapping: not this kernel
   CHECK(!validate(p, plan).empty());
+  // A kernel that runs backwards may start its output above: 2 bytes or more, here.
+  const Problem backwards = one_region(p.buffers, {{1, 0, 3, 2}});
+  plan.placements = {{0, 0}, {0, 2}};
+  plan.region_peak = {10};
+  plan.peak = 10;
+  CHECK(validate(backwards, plan).empty());
+  plan.placements = {{0, 0}, {0, 1}};
+  plan.region_peak = {10};
+  CHECK(!validate(backwards, plan).empty());
   // Without the pair the same placement is an ordinary collision.
   plan.placements = {{0, 3}, {0, 0}};
   plan.region_peak = {13};
@@ -94,14 +105,14 @@ TEST_CASE("an output may start its distance below its input, and the validator s
 }
 
 TEST_CASE("the solver places an output over its input at the distance, and proves it optimal") {
-  const Problem p = one_region({buffer("in", 10, 0, 1), buffer("out", 8, 1, 2)}, {{1, 0, 3}});
+  const Problem p = one_region({buffer("in", 10, 0, 1), buffer("out", 8, 1, 2)}, {{1, 0, 3, std::nullopt}});
   const Plan plan = solve(p, Options{});
   CHECK(plan.peak == 13);
   CHECK(plan.lower_bound == 13);
   CHECK(plan.status == Status::Optimal);
   CHECK(validate(p, plan).empty());
   // In place (distance 0): the two take the larger one's bytes.
-  const Problem in_place = one_region({buffer("in", 10, 0, 1), buffer("out", 10, 1, 2)}, {{1, 0, 0}});
+  const Problem in_place = one_region({buffer("in", 10, 0, 1), buffer("out", 10, 1, 2)}, {{1, 0, 0, std::nullopt}});
   const Plan same = solve(in_place, Options{});
   CHECK(same.peak == 10);
   CHECK(same.status == Status::Optimal);
@@ -128,7 +139,12 @@ TEST_CASE("with overlap pairs the solver's peak is the brute-force minimum and i
       for (int in = 0; in < n; ++in)
         if (!is_output[out] && !is_input[in] && buffers[out].first_step == buffers[in].last_step &&
             buffers[in].first_step < buffers[out].first_step && uniform(0, 3) != 0) {
-          overlaps.push_back({out, in, static_cast<std::uint64_t>(uniform(0, static_cast<int>(buffers[out].size)))});
+          // Below, above or both ways, as the kernels allow.
+          const int ways = uniform(0, 2);
+          Overlap pair{out, in, std::nullopt, std::nullopt};
+          if (ways != 1) pair.below = static_cast<std::uint64_t>(uniform(0, static_cast<int>(buffers[out].size)));
+          if (ways != 0) pair.above = static_cast<std::uint64_t>(uniform(0, static_cast<int>(buffers[in].size)));
+          overlaps.push_back(pair);
           is_output[out] = is_input[in] = true;
         }
     const Problem p = one_region(buffers, overlaps);
@@ -147,8 +163,9 @@ TEST_CASE("with overlap pairs the solver's peak is the brute-force minimum and i
 }
 
 TEST_CASE("an overlap pair naming a buffer twice on one side, or two buffers both ways, is refused") {
-  const Problem twice = one_region({buffer("a", 4, 0, 1), buffer("b", 4, 1, 2), buffer("c", 4, 1, 2)}, {{1, 0, 1}, {2, 0, 1}});
+  const Problem twice = one_region({buffer("a", 4, 0, 1), buffer("b", 4, 1, 2), buffer("c", 4, 1, 2)},
+                                   {{1, 0, 1, std::nullopt}, {2, 0, 1, std::nullopt}});
   CHECK_THROWS(solve(twice, Options{}));
-  const Problem both_ways = one_region({buffer("a", 4, 1, 1), buffer("b", 4, 1, 1)}, {{1, 0, 1}, {0, 1, 1}});
+  const Problem both_ways = one_region({buffer("a", 4, 1, 1), buffer("b", 4, 1, 1)}, {{1, 0, 1, std::nullopt}, {0, 1, 1, std::nullopt}});
   CHECK_THROWS(solve(both_ways, Options{}));
 }

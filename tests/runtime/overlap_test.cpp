@@ -51,18 +51,21 @@ Bytes run_apart(const Kernel& kernel, const Bytes& input, size_t out_bytes) {
 
 // At `distance` (and a few bytes more) the overlapped output equals the separate one on every
 // try; at `tight_distance` - 1 some try differs (unless `tight_distance` is nullopt). The
-// overlap must be real: distance < out_bytes.
+// output lies below the input, or `above` it for a kernel run backwards.
 void check_distance(const std::string& what, const Kernel& kernel, size_t in_bytes, size_t out_bytes,
-                    int32_t distance, std::optional<int32_t> tight_distance) {
-  INFO(what << ": in " << in_bytes << " B, out " << out_bytes << " B, distance " << distance);
+                    int32_t distance, std::optional<int32_t> tight_distance, bool above = false) {
+  INFO(what << ": in " << in_bytes << " B, out " << out_bytes << " B, distance " << distance << (above ? " above" : ""));
+  const auto run = [&](const Bytes& input, int64_t d) {
+    return run_overlapped(kernel, input, out_bytes, above ? -d : d);
+  };
   REQUIRE(distance >= 0);
   REQUIRE(tight_distance.value_or(distance) <= distance);
   bool corrupted = false;
   for (int attempt = 0; attempt < 40; ++attempt) {
     const Bytes input = random_bytes(in_bytes);
     const Bytes expected = run_apart(kernel, input, out_bytes);
-    for (const int32_t more : {0, 1, 3}) REQUIRE(run_overlapped(kernel, input, out_bytes, distance + more) == expected);
-    if (tight_distance && !corrupted && run_overlapped(kernel, input, out_bytes, *tight_distance - 1) != expected)
+    for (const int32_t more : {0, 1, 3}) REQUIRE(run(input, distance + more) == expected);
+    if (tight_distance && !corrupted && run(input, *tight_distance - 1) != expected)
       corrupted = true;
     if ((corrupted || !tight_distance) && attempt >= 3) break;
   }
@@ -145,6 +148,29 @@ TEST_CASE("convolutions compute the same bytes over their input at their distanc
   }
 }
 
+TEST_CASE("run backwards, convolutions compute the same bytes above their input at their up distance, not one byte nearer") {
+  for (int kind = 0; kind < 2; ++kind) {
+    for (int n = 0; n < 60; ++n) {
+      const tightfit::ConvParams p = random_conv(kind);
+      const float multiplier = spread(p.kernel_h * p.kernel_w * (p.in_c / p.groups));
+      const Bytes weights = random_weights(static_cast<size_t>(p.out_c * p.kernel_h * p.kernel_w * (p.in_c / p.groups)));
+      const size_t in_bytes = static_cast<size_t>(p.batch * p.in_h * p.in_w * p.in_c);
+      const size_t out_bytes = static_cast<size_t>(p.batch * p.out_h * p.out_w * p.out_c);
+      const Kernel kernel = [&](const uint8_t* in, uint8_t* out) {
+        tightfit::conv<int8_t, int8_t, true>(p, reinterpret_cast<const int8_t*>(in),
+                                             reinterpret_cast<const int8_t*>(weights.data()), nullptr, &multiplier,
+                                             reinterpret_cast<int8_t*>(out));
+      };
+      const int32_t distance = tightfit::conv_up_distance(p);
+      const int32_t portable = tightfit::conv_is_pointwise(p)
+                                   ? tightfit::detail::portable_matmul_up_distance(p.batch * p.in_h * p.in_w, p.in_c, p.out_c)
+                                   : distance;
+      if (static_cast<size_t>(portable) >= in_bytes || portable == 0) continue;
+      check_distance("backwards conv kind " + std::to_string(kind), kernel, in_bytes, out_bytes, distance, portable, true);
+    }
+  }
+}
+
 TEST_CASE("fully connected computes the same bytes over its input at its distance, not one byte nearer") {
   for (int n = 0; n < 60; ++n) {
     const tightfit::FullyConnectedParams p{uniform(1, 6), uniform(1, 12), uniform(1, 12), uniform(-128, 127), 0, 3,
@@ -160,6 +186,15 @@ TEST_CASE("fully connected computes the same bytes over its input at its distanc
     const int32_t portable = tightfit::detail::portable_matmul_distance(p.rows, p.in_features, p.out_features);
     if (static_cast<size_t>(portable) >= out_bytes || portable == 0) continue;
     check_distance("fully connected", kernel, in_bytes, out_bytes, tightfit::fully_connected_distance(p), portable);
+    const Kernel backwards = [&](const uint8_t* in, uint8_t* out) {
+      tightfit::fully_connected<int8_t, int8_t, true>(p, reinterpret_cast<const int8_t*>(in),
+                                                      reinterpret_cast<const int8_t*>(weights.data()), nullptr,
+                                                      &multiplier, reinterpret_cast<int8_t*>(out));
+    };
+    const int32_t up = tightfit::detail::portable_matmul_up_distance(p.rows, p.in_features, p.out_features);
+    if (static_cast<size_t>(up) >= in_bytes || up == 0) continue;
+    check_distance("backwards fully connected", backwards, in_bytes, out_bytes, tightfit::fully_connected_up_distance(p),
+                   up, true);
   }
 }
 
@@ -253,4 +288,8 @@ TEST_CASE("the pointwise distance covers the DSP loop order as well as the porta
   CHECK(tightfit::detail::dsp_matmul_distance(125, 64, 64) == 126);
   const tightfit::ConvParams p{1, 25, 5, 64, 25, 5, 64, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, -128, 127, 0};
   CHECK(tightfit::conv_pointwise_distance(p) == 126);
+  // Backwards (output above): a row of the input and, for the DSP order, the pair's second row.
+  CHECK(tightfit::detail::portable_matmul_up_distance(125, 64, 64) == 64);
+  CHECK(tightfit::detail::dsp_matmul_up_distance(125, 64, 64) == 128);
+  CHECK(tightfit::conv_pointwise_up_distance(p) == 128);
 }

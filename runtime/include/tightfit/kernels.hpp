@@ -23,6 +23,14 @@
 // within it or raise it); the planner (docs/planner.md) places outputs by it.
 // docs/runtime.md lists the distance of every kernel.
 //
+// Backwards: the pointwise and depthwise convolutions and fully connected also
+// run their pixels (rows) in reverse order when their template argument
+// kBackward is true; then NAME_up_distance(params) is the least `s` >= 0 such
+// that the output may start s or more bytes ABOVE the input (in + s <= out),
+// over it: the largest, over the writes, of (highest input index read after
+// that write - index written + 1).  The planner alternates the two directions
+// so that a chain of layers does not walk down the arena.
+//
 // Numerics mirror ONNX Runtime's CPU kernels (graph optimizations disabled) on
 // x86-64; each kernel says which ORT routine it follows.  See docs/runtime.md.
 #pragma once
@@ -171,6 +179,68 @@ constexpr int32_t binary_distance(const BinaryShape& s, int operand) {
   return 0;
 }
 
+// The last in-image tap of a window axis starting at `start`, or -1 when none is inside.
+constexpr int32_t last_tap_inside(int32_t start, int32_t dilation, int32_t kernel, int32_t extent) {
+  if (first_tap_inside(start, dilation, kernel, extent) < 0) return -1;
+  const int32_t hi = (extent - 1 - start) / dilation;
+  return start + (hi < kernel - 1 ? hi : kernel - 1) * dilation;
+}
+
+// The up distance (see the contract) of a window kernel run backwards whose pixel reads every
+// input channel of its window and writes its channels in turn: for a pixel's first byte the
+// highest input read after it is the window's last tap, channel in_c - 1 (when out_c >= 2),
+// and for every byte the highest read of the pixels before it.
+constexpr int32_t raster_up_distance(const WindowGeometry& g) {
+  int64_t distance = 0, earlier = -1;  // earlier: highest input index read by the pixels before
+  for (int32_t b = 0; b < g.batch; ++b) {
+    for (int32_t oy = 0; oy < g.out_h; ++oy) {
+      const int32_t iy = last_tap_inside(oy * g.stride_h - g.pad_top, g.dilation_h, g.kernel_h, g.in_h);
+      for (int32_t ox = 0; ox < g.out_w; ++ox) {
+        const int32_t ix = last_tap_inside(ox * g.stride_w - g.pad_left, g.dilation_w, g.kernel_w, g.in_w);
+        const int64_t first_written = ((static_cast<int64_t>(b) * g.out_h + oy) * g.out_w + ox) * g.out_c;
+        if (earlier >= 0 && earlier - first_written + 1 > distance) distance = earlier - first_written + 1;
+        if (iy < 0 || ix < 0) continue;
+        const int64_t top = ((static_cast<int64_t>(b) * g.in_h + iy) * g.in_w + ix) * g.in_c + g.in_c - 1;
+        if (g.out_c >= 2 && top - first_written + 1 > distance) distance = top - first_written + 1;
+        if (top > earlier) earlier = top;
+      }
+    }
+  }
+  return static_cast<int32_t>(distance);
+}
+
+// Up distances of the matrix kernels run backwards (rows from the last; channels as forwards).
+constexpr int32_t portable_matmul_up_distance(int32_t rows, int32_t k, int32_t n) {
+  int64_t distance = 0;
+  for (int32_t r = rows - 1; r >= 0; --r) {
+    const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
+    if (n >= 2 && x + k - 1 - y + 1 > distance) distance = x + k - 1 - y + 1;      // channel 0, row still read
+    if (r > 0 && x - 1 - (y + n - 1) + 1 > distance) distance = x - 1 - (y + n - 1) + 1;  // last channel
+  }
+  return static_cast<int32_t>(distance);
+}
+
+constexpr int32_t dsp_matmul_up_distance(int32_t rows, int32_t k, int32_t n) {
+  int64_t distance = 0;
+  auto note = [&distance](int64_t written, int64_t highest_read_after) {
+    if (highest_read_after - written + 1 > distance) distance = highest_read_after - written + 1;
+  };
+  const bool open_pairs = n % 2 == 0 ? n >= 4 : n >= 3;  // pairs of channels before the last write
+  for (int32_t r = rows - 2; r >= 0; r -= 2) {
+    const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
+    const int64_t pair_top = x + 2 * k - 1, below = x - 1;  // below: the rows still to do, if r > 0
+    if (open_pairs) note(y, pair_top);
+    if (n % 2 == 0) {
+      if (r > 0) note(y + n - 2, below);
+    } else {
+      note(y + n - 1, pair_top);
+      if (r > 0) note(y + 2 * n - 1, below);
+    }
+  }
+  if (rows % 2 == 1 && open_pairs) note(0, k - 1);
+  return static_cast<int32_t>(distance);
+}
+
 }  // namespace detail
 
 // The portable kernels: plain C++ loops, one MAC at a time.
@@ -178,11 +248,12 @@ namespace portable {
 
 // Pointwise convolution: every output pixel is a matrix-vector product of the
 // same pixel's channels with the OHWI (here [out_c][in_c]) weights.
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const int32_t pixels = p.batch * p.in_h * p.in_w;
-  for (int32_t px = 0; px < pixels; ++px) {
+  for (int32_t i = 0; i < pixels; ++i) {
+    const int32_t px = kBackward ? pixels - 1 - i : i;
     const T* x = in + px * p.in_c;
     T* y = out + px * p.out_c;
     for (int32_t oc = 0; oc < p.out_c; ++oc) {
@@ -195,13 +266,16 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
 // Depthwise convolution (groups == in_c): output channel oc reads input channel
 // oc / multiplier; weights [kh][kw][out_c].  Taps that fall in the padding
 // contribute nothing (ORT pads with the input zero point).
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const int32_t depth_multiplier = p.out_c / p.in_c;
-  for (int32_t b = 0; b < p.batch; ++b) {
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+  for (int32_t bi = 0; bi < p.batch; ++bi) {
+    const int32_t b = kBackward ? p.batch - 1 - bi : bi;
+    for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
+      const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
+      for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
+        const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
         for (int32_t oc = 0; oc < p.out_c; ++oc) {
           const int32_t ic = oc / depth_multiplier;
@@ -257,10 +331,11 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  for (int32_t r = 0; r < p.rows; ++r) {
+  for (int32_t i = 0; i < p.rows; ++i) {
+    const int32_t r = kBackward ? p.rows - 1 - i : i;
     const T* x = in + r * p.in_features;
     T* y = out + r * p.out_features;
     for (int32_t o = 0; o < p.out_features; ++o) {
@@ -289,11 +364,12 @@ namespace selected_kernels = portable;
 #endif
 
 // Pointwise convolution (1x1, unit strides, no pads, one group): every output
-// pixel is a matrix-vector product with the [out_c][in_c] weights.
-template <typename T, typename TW>
+// pixel is a matrix-vector product with the [out_c][in_c] weights.  kBackward:
+// the pixels from the last (the output may then lie above the input).
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  selected_kernels::conv_pointwise(p, in, weights, bias, multipliers, out);
+  selected_kernels::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
 }
 
 // Output over the input: the larger of the portable and DSP loop orders.
@@ -304,11 +380,20 @@ constexpr int32_t conv_pointwise_distance(const ConvParams& p) {
   return portable > dsp ? portable : dsp;
 }
 
-// Depthwise convolution (groups == in_c), weights [kh][kw][out_c].
-template <typename T, typename TW>
+// Output above the input, run backwards: the larger of the two loop orders.
+constexpr int32_t conv_pointwise_up_distance(const ConvParams& p) {
+  const int32_t rows = p.batch * p.in_h * p.in_w;
+  const int32_t portable = detail::portable_matmul_up_distance(rows, p.in_c, p.out_c);
+  const int32_t dsp = detail::dsp_matmul_up_distance(rows, p.in_c, p.out_c);
+  return portable > dsp ? portable : dsp;
+}
+
+// Depthwise convolution (groups == in_c), weights [kh][kw][out_c].  kBackward:
+// the pixels from the last.
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  selected_kernels::conv_depthwise(p, in, weights, bias, multipliers, out);
+  selected_kernels::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
 }
 
 // Output over the input: pixel by pixel; output channel oc reads input channel oc / multiplier
@@ -318,6 +403,9 @@ constexpr int32_t conv_depthwise_distance(const ConvParams& p) {
   const int32_t within = p.out_c >= 2 ? (p.out_c - 1) - (p.out_c - 1) / multiplier : kNoOverlap;
   return detail::raster_distance(detail::conv_window(p), within);
 }
+
+// Output above the input, run backwards (the same for the DSP path's blocks of 4 channels).
+constexpr int32_t conv_depthwise_up_distance(const ConvParams& p) { return detail::raster_up_distance(detail::conv_window(p)); }
 
 // General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
 template <typename T, typename TW>
@@ -340,24 +428,27 @@ constexpr int32_t conv_general_distance(const ConvParams& p) {
 }
 
 // ONNX QLinearConv (ORT: QLinearConv + MlasRequantizeOutput), NHWC, choosing
-// the depthwise, pointwise or general path from the parameters.
-template <typename T, typename TW>
+// the depthwise, pointwise or general path from the parameters.  kBackward runs
+// the depthwise and pointwise paths backwards (the general path has no such
+// order: conv_up_distance() says it may not overlap that way).
+template <typename T, typename TW, bool kBackward = false>
 inline void conv(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const float* multipliers,
                  T* out) {
   if (conv_is_depthwise(p)) {
-    conv_depthwise(p, in, weights, bias, multipliers, out);
+    conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else if (conv_is_pointwise(p)) {
-    conv_pointwise(p, in, weights, bias, multipliers, out);
+    conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
     conv_general(p, in, weights, bias, multipliers, out);
   }
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
-template <typename T, typename TW>
+// kBackward: the rows from the last.
+template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  selected_kernels::fully_connected(p, in, weights, bias, multipliers, out);
+  selected_kernels::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
 }
 
 // Output over the input: as the pointwise convolution, rows for pixels.
@@ -365,6 +456,20 @@ constexpr int32_t fully_connected_distance(const FullyConnectedParams& p) {
   const int32_t portable = detail::portable_matmul_distance(p.rows, p.in_features, p.out_features);
   const int32_t dsp = detail::dsp_matmul_distance(p.rows, p.in_features, p.out_features);
   return portable > dsp ? portable : dsp;
+}
+
+// Output above the input, run backwards: as the pointwise convolution.
+constexpr int32_t fully_connected_up_distance(const FullyConnectedParams& p) {
+  const int32_t portable = detail::portable_matmul_up_distance(p.rows, p.in_features, p.out_features);
+  const int32_t dsp = detail::dsp_matmul_up_distance(p.rows, p.in_features, p.out_features);
+  return portable > dsp ? portable : dsp;
+}
+
+// conv<T, TW, true>()'s output above its input; the general path runs forwards only.
+constexpr int32_t conv_up_distance(const ConvParams& p) {
+  return conv_is_depthwise(p)   ? conv_depthwise_up_distance(p)
+         : conv_is_pointwise(p) ? conv_pointwise_up_distance(p)
+                                : kNoOverlap;
 }
 
 // conv()'s output over its input: the distance of the path it takes.

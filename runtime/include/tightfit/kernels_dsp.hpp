@@ -345,11 +345,12 @@ constexpr int32_t kCachedWeightSums = 256;
 // out[r][o] = requant(bias[o] + sum_k (x[r][k] - zx)(w[o][k] - zw)): the
 // pointwise conv (rows = pixels) and the fully connected layer.
 //
-// Loop order (the overlap distance of kernels.hpp, dsp_matmul_distance(), follows it): rows in
-// pairs, outermost, so that an input row is dead once its pair is done and the output may be
-// written over it; within a pair, the channels two at a time, then an odd last channel one row
-// at a time; an odd last row alone at the end.
-template <typename T, typename TW, bool kWeightOffset>
+// Loop order (the overlap distances of kernels.hpp, dsp_matmul_distance() and
+// dsp_matmul_up_distance(), follow it): rows in pairs, outermost, so that an input row is dead
+// once its pair is done and the output may be written over it; within a pair, the channels two
+// at a time, then an odd last channel one row at a time; an odd last row alone at the end.
+// kBackward: the pairs from the last, the odd row (row 0) at the end.
+template <typename T, typename TW, bool kWeightOffset, bool kBackward>
 inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, int32_t x_zero_point,
                    int32_t w_zero_point, const Output& out, T* y) {
   const int32_t xo = offset_pair(x_zero_point), wo = offset_pair(w_zero_point);
@@ -361,8 +362,8 @@ inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, 
                                                           static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w + o * k, k, wo))));
   };
   for (int32_t o = 0; o < cached; ++o) start[o] = start_of(o);
-  int32_t r = 0;
-  for (; r + 2 <= rows; r += 2) {
+  for (int32_t pair = 0; pair < rows / 2; ++pair) {
+    const int32_t r = kBackward ? rows - 2 - 2 * pair : 2 * pair;
     const T* x0 = x + r * k;
     T* y0 = y + r * n;
     int32_t o = 0;
@@ -384,7 +385,8 @@ inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, 
       y0[n + o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0 + k, w + o * k, k, xo, wo, b0), m0);
     }
   }
-  if (r < rows) {
+  if (rows % 2 == 1) {
+    const int32_t r = kBackward ? 0 : rows - 1;
     const T* x0 = x + r * k;
     T* y0 = y + r * n;
     int32_t o = 0;
@@ -413,13 +415,13 @@ inline void tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t e
 }  // namespace simd
 
 namespace portable {
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward>
 inline void conv_pointwise(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward>
 inline void conv_depthwise(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
 template <typename T, typename TW>
 inline void conv_general(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward>
 inline void fully_connected(const FullyConnectedParams&, const T*, const TW*, const int32_t*, const float*, T*);
 }  // namespace portable
 
@@ -478,7 +480,7 @@ inline void dw_tap(const T* x, const TW* w, int32_t offset, int32_t xo, int32_t 
 }
 #undef TIGHTFIT_DW_TAP
 
-template <typename T, typename TW, bool kWeightOffset>
+template <typename T, typename TW, bool kWeightOffset, bool kBackward>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const simd::Output o =
@@ -490,12 +492,15 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   const int32_t x_tap_step = p.dilation_w * channels;
   const int32_t two_channels = 2 * channels;
   const bool three_taps = p.kernel_w == 3 && p.dilation_w == 1;
-  for (int32_t b = 0; b < p.batch; ++b) {
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+  for (int32_t bi = 0; bi < p.batch; ++bi) {
+    const int32_t b = kBackward ? p.batch - 1 - bi : bi;
+    for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
+      const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
       simd::tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+      for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
+        const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
         simd::tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
@@ -747,23 +752,24 @@ inline bool dsp_weights(int32_t weight_zero_point) {
   return kWeightOffsetOf<TW> || weight_zero_point == 0;
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  if (!dsp_weights<TW>(p.weight_zero_point)) return portable::conv_pointwise(p, in, weights, bias, multipliers, out);
+  if (!dsp_weights<TW>(p.weight_zero_point))
+    return portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   const simd::Output o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  simd::matmul<T, TW, kWeightOffsetOf<TW>>(p.batch * p.in_h * p.in_w, p.in_c, p.out_c, in, weights,
+  simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.batch * p.in_h * p.in_w, p.in_c, p.out_c, in, weights,
                                            p.input_zero_point, p.weight_zero_point, o, out);
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   if (p.out_c != p.in_c || !dsp_weights<TW>(p.weight_zero_point)) {
-    portable::conv_depthwise(p, in, weights, bias, multipliers, out);
+    portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
-    impl::conv_depthwise<T, TW, kWeightOffsetOf<TW>>(p, in, weights, bias, multipliers, out);
+    impl::conv_depthwise<T, TW, kWeightOffsetOf<TW>, kBackward>(p, in, weights, bias, multipliers, out);
   }
 }
 
@@ -777,13 +783,14 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   }
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  if (!dsp_weights<TW>(p.weight_zero_point)) return portable::fully_connected(p, in, weights, bias, multipliers, out);
+  if (!dsp_weights<TW>(p.weight_zero_point))
+    return portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   const simd::Output o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  simd::matmul<T, TW, kWeightOffsetOf<TW>>(p.rows, p.in_features, p.out_features, in, weights, p.input_zero_point,
+  simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.rows, p.in_features, p.out_features, in, weights, p.input_zero_point,
                                            p.weight_zero_point, o, out);
 }
 

@@ -2,7 +2,8 @@
 // cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
 // dilations, groups, depthwise, zero points, fused clamps, per-channel multipliers, bias or none,
 // unaligned buffers) and compares their outputs byte for byte; then runs each DSP kernel with its
-// output over its input at the stated overlap distance (kernels.hpp) against the same bytes. Prints
+// output over its input at the stated overlap distance (kernels.hpp), forwards and backwards,
+// against the same bytes. Prints
 // "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1" and exits 0 when M is 0 (1 otherwise; 3 when
 // the target has no DSP paths to check).
 #include <tightfit/kernels.hpp>
@@ -83,15 +84,17 @@ void check(const char* what, int32_t n, uint32_t seed) {
   }
 }
 
-// Runs `kernel(in, out)` with the output `distance` bytes below a copy of the input, over it,
-// and leaves the output in out_dsp. False when the output would not reach the input.
+// Runs `kernel(in, out)` with the output `distance` bytes below a copy of the input (`above`:
+// above it), over it, and leaves the output in out_dsp. False when they would not overlap.
 template <typename Kernel>
-bool run_overlapped(int32_t distance, const void* in, int32_t in_bytes, int32_t out_bytes, Kernel kernel) {
-  if (distance < 0 || distance >= out_bytes) return false;
-  uint8_t* out = shared_pool + (next() & 3);
-  __builtin_memcpy(out + distance, in, static_cast<uint32_t>(in_bytes));
-  kernel(out + distance, out);
-  __builtin_memcpy(out_dsp, out, static_cast<uint32_t>(out_bytes));
+bool run_overlapped(int32_t distance, bool above, const void* in, int32_t in_bytes, int32_t out_bytes, Kernel kernel) {
+  if (distance < 0 || distance >= (above ? in_bytes : out_bytes)) return false;
+  uint8_t* base = shared_pool + (next() & 3);
+  uint8_t* x = above ? base : base + distance;
+  uint8_t* y = above ? base + distance : base;
+  __builtin_memcpy(x, in, static_cast<uint32_t>(in_bytes));
+  kernel(x, y);
+  __builtin_memcpy(out_dsp, y, static_cast<uint32_t>(out_bytes));
   return true;
 }
 
@@ -99,10 +102,11 @@ bool run_overlapped(int32_t distance, const void* in, int32_t in_bytes, int32_t 
 // the portable kernel on separate buffers; for the matrix kernel, whose loop order sets the
 // distance, one byte nearer than its own order needs is also run: it should differ.
 template <typename T, typename TW, typename Kernel>
-void overlapped_cases(const char* what, int32_t stated, int32_t own, const void* in, int32_t in_bytes,
+void overlapped_cases(const char* what, bool above, int32_t stated, int32_t own, const void* in, int32_t in_bytes,
                       int32_t out_bytes, uint32_t seed, Kernel kernel) {
-  if (run_overlapped(stated, in, in_bytes, out_bytes, kernel)) check<T, TW>(what, out_bytes, seed);
-  if (own > 0 && run_overlapped(own - 1, in, in_bytes, out_bytes, kernel)) {
+  if (stated == tightfit::kNoOverlap) return;
+  if (run_overlapped(stated, above, in, in_bytes, out_bytes, kernel)) check<T, TW>(what, out_bytes, seed);
+  if (own > 0 && run_overlapped(own - 1, above, in, in_bytes, out_bytes, kernel)) {
     ++overlap_tight_checked;
     for (int32_t i = 0; i < out_bytes; ++i) {
       if (out_dsp[i] != out_portable[i]) {
@@ -187,13 +191,19 @@ void conv_case(int kind) {
   }
   check<T, TW>(names[kind], out_bytes, seed);
   const int32_t in_bytes = p.batch * p.in_h * p.in_w * p.in_c;
-  const int32_t own = tightfit::conv_is_pointwise(p) && tightfit::dsp::dsp_weights<TW>(p.weight_zero_point)
-                          ? tightfit::detail::dsp_matmul_distance(p.batch * p.in_h * p.in_w, p.in_c, p.out_c)
-                          : 0;
-  overlapped_cases<T, TW>("overlapped conv", tightfit::conv_distance(p), own, in, in_bytes, out_bytes, seed,
-                          [&](const uint8_t* x, uint8_t* y) {
+  const bool dsp_matrix = tightfit::conv_is_pointwise(p) && tightfit::dsp::dsp_weights<TW>(p.weight_zero_point);
+  const int32_t rows = p.batch * p.in_h * p.in_w;
+  overlapped_cases<T, TW>("overlapped conv", false, tightfit::conv_distance(p),
+                          dsp_matrix ? tightfit::detail::dsp_matmul_distance(rows, p.in_c, p.out_c) : 0, in, in_bytes,
+                          out_bytes, seed, [&](const uint8_t* x, uint8_t* y) {
                             tightfit::conv(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
                                            reinterpret_cast<T*>(y));
+                          });
+  overlapped_cases<T, TW>("overlapped conv backwards", true, tightfit::conv_up_distance(p),
+                          dsp_matrix ? tightfit::detail::dsp_matmul_up_distance(rows, p.in_c, p.out_c) : 0, in,
+                          in_bytes, out_bytes, seed, [&](const uint8_t* x, uint8_t* y) {
+                            tightfit::conv<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
+                                                        reinterpret_cast<T*>(y));
                           });
   // The public entry point takes the DSP path on this target.
   for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = static_cast<uint8_t>(~out_portable[i]);
@@ -228,14 +238,20 @@ void fully_connected_case() {
   tightfit::dsp::fully_connected(p, in, w, bias, multiplier_pool, yd);
   tightfit::portable::fully_connected(p, in, w, bias, multiplier_pool, yp);
   check<T, TW>("fully_connected", p.rows * p.out_features, seed);
-  const int32_t own = tightfit::dsp::dsp_weights<TW>(p.weight_zero_point)
-                          ? tightfit::detail::dsp_matmul_distance(p.rows, p.in_features, p.out_features)
-                          : 0;
-  overlapped_cases<T, TW>("overlapped fully_connected", tightfit::fully_connected_distance(p), own, in,
-                          p.rows * p.in_features, p.rows * p.out_features, seed, [&](const uint8_t* x, uint8_t* y) {
+  const bool dsp_matrix = tightfit::dsp::dsp_weights<TW>(p.weight_zero_point);
+  overlapped_cases<T, TW>("overlapped fully_connected", false, tightfit::fully_connected_distance(p),
+                          dsp_matrix ? tightfit::detail::dsp_matmul_distance(p.rows, p.in_features, p.out_features) : 0,
+                          in, p.rows * p.in_features, p.rows * p.out_features, seed, [&](const uint8_t* x, uint8_t* y) {
                             tightfit::fully_connected(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
                                                       reinterpret_cast<T*>(y));
                           });
+  overlapped_cases<T, TW>(
+      "overlapped fully_connected backwards", true, tightfit::fully_connected_up_distance(p),
+      dsp_matrix ? tightfit::detail::dsp_matmul_up_distance(p.rows, p.in_features, p.out_features) : 0, in,
+      p.rows * p.in_features, p.rows * p.out_features, seed, [&](const uint8_t* x, uint8_t* y) {
+        tightfit::fully_connected<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
+                                               reinterpret_cast<T*>(y));
+      });
 }
 
 template <typename T, typename TW>
