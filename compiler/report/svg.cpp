@@ -249,8 +249,9 @@ class MemoryMap {
 
     std::string out = "<g class=\"live\">\n";
     const std::string heading =
-        any_placed_ ? fmt::format("bytes live at each step{}: the least any plan of this schedule needs",
-                                  d_.regions.size() > 1 ? " (all regions)" : "")
+        any_placed_ ? fmt::format("bytes live at each step{}: the least any plan of this schedule needs{}",
+                                  d_.regions.size() > 1 ? " (all regions)" : "",
+                                  d_.overlaps.empty() ? "" : " with these overlaps")
                     : "no placement: bytes live at each step against the cap, which the peak step exceeds";
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">{}</text>\n", num(kLeft),
                        num(top - 8), heading);
