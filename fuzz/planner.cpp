@@ -1,5 +1,5 @@
 // Fuzz target: bytes -> a small planning problem (regions with caps, buffers with sizes,
-// alignments, live intervals and pins) -> plan::solve() with a tiny time limit. Checks, none of
+// alignments, live intervals, pins and overlap pairs) -> plan::solve() with a tiny time limit. Checks, none of
 // which trusts the solver's own data structures:
 //   * a plan that is not infeasible passes the independent validator (plan/validate.cpp);
 //   * lower_bound <= peak; with one region, peak <= the greedy-by-size peak (the search starts
@@ -41,8 +41,17 @@ bool better_exists(const Problem& problem, std::uint64_t peak, bool& gave_up) {
   std::vector<std::uint64_t> offset(b.size(), 0);
   long budget = 300000;
   auto clash = [&](std::size_t i, std::size_t j) {
-    return b[i].size && b[j].size && b[i].first_step <= b[j].last_step && b[j].first_step <= b[i].last_step &&
-           offset[i] < offset[j] + b[j].size && offset[j] < offset[i] + b[i].size;
+    if (!(b[i].size && b[j].size && b[i].first_step <= b[j].last_step && b[j].first_step <= b[i].last_step &&
+          offset[i] < offset[j] + b[j].size && offset[j] < offset[i] + b[i].size))
+      return false;
+    // An overlap pair shares bytes lawfully from its distance below or above (docs/planner.md).
+    for (const Overlap& o : problem.overlaps) {
+      const bool forward = o.output == static_cast<int>(i) && o.input == static_cast<int>(j);
+      if (!forward && !(o.output == static_cast<int>(j) && o.input == static_cast<int>(i))) continue;
+      const std::uint64_t out = forward ? offset[i] : offset[j], input = forward ? offset[j] : offset[i];
+      return !((o.below && out + *o.below <= input) || (o.above && input + *o.above <= out));
+    }
+    return true;
   };
   std::function<bool(std::size_t)> place = [&](std::size_t i) -> bool {
     if (i == b.size()) return true;
@@ -95,6 +104,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (pin & 0x80) b.pin = Pin{(pin >> 5) % regions, std::uint64_t{pin & 0x1fu} * b.alignment * (tiny ? 1 : 8)};
     b.name = "b" + std::to_string(problem.buffers.size());
     problem.buffers.push_back(b);
+  }
+  // Overlap pairs from what is left: malformed ones (a buffer twice on a side) are refused.
+  const int n = static_cast<int>(problem.buffers.size());
+  while (n >= 2 && in.more(4) && problem.overlaps.size() < static_cast<std::size_t>(n / 2)) {
+    Overlap pair;
+    pair.output = in.byte() % n;
+    pair.input = in.byte() % n;
+    const std::uint8_t below = in.byte(), above = in.byte();
+    if (below & 0x80) pair.below = std::uint64_t{below & 0x7fu} % (tiny ? 12 : 8192);
+    if (above & 0x80) pair.above = std::uint64_t{above & 0x7fu} % (tiny ? 12 : 8192);
+    problem.overlaps.push_back(pair);
   }
 
   Options options;

@@ -26,6 +26,8 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
   cmd.add_flag("--no-reorder", o.no_reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");
+  cmd.add_flag("--no-overlap", o.no_overlap,
+               "Never let a kernel's output overlap the input it consumes (default: it may, at the kernel's distance)");
 }
 
 namespace {
@@ -46,6 +48,7 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
   c.io_in_arena = !o.io_outside;
   c.reorder = !o.no_reorder;
+  c.overlap = !o.no_overlap;
   if (!c.weights_section.empty()) check_section_name_usage(c.weights_section, "--weights-section");
   if (!c.arena_section.empty()) check_section_name_usage(c.arena_section, "--arena-section");
   static const std::regex kPin("(.+)=([^:]+):(.+)");

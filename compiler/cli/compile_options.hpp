@@ -17,6 +17,7 @@ struct CompileCommandOptions {
   std::vector<std::string> pins;  // TENSOR=REGION:OFFSET, as typed
   bool io_outside = false;
   bool no_reorder = false;
+  bool no_overlap = false;
 };
 
 void add_compile_options(CLI::App& cmd, CompileCommandOptions& options);

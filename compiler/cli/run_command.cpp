@@ -312,6 +312,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   std::string inputs, extra;
   for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
   if (compile.pin_batch) extra += "--pin-batch;";
+  if (!compile.overlap) extra += "--no-overlap;";
   extra += fmt::format("--time-limit;{};--alignment;{}", compile.time_limit_seconds, compile.alignment);
   const fs::path build = dir / "firmware";
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";

@@ -139,6 +139,10 @@ schedule::Lifetimes lifetimes_of(const CompileOptions& options, const ir::Graph&
   schedule::LifetimeOptions lifetime_options;
   lifetime_options.alignment = options.alignment;
   lifetime_options.io_in_arena = options.io_in_arena;
+  if (options.overlap)
+    lifetime_options.overlap_distance = [&](const ir::Node& n, std::size_t input) {
+      return emit::overlap_distance(graph, n, input);
+    };
   return schedule::compute_lifetimes(
       graph, [&](const ir::Node& n) { return emit::scratch_bytes(graph, n); }, lifetime_options);
 }
@@ -222,6 +226,29 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                        {"op", op}});
   }
 
+  // Each output allowed over its input, and the bytes the plan lays over it.
+  json overlaps = json::array();
+  std::vector<std::uint64_t> shared_at(g.nodes.size(), 0);  // bytes two live buffers share, per step
+  for (std::size_t k = 0; k < problem.overlaps.size(); ++k) {
+    const plan::Overlap& o = problem.overlaps[k];
+    const plan::Placement &out = p.placements[o.output], &in = p.placements[o.input];
+    const std::uint64_t out_top = out.offset + problem.buffers[o.output].size;
+    const std::uint64_t in_top = in.offset + problem.buffers[o.input].size;
+    const bool below = out.offset <= in.offset;
+    const std::uint64_t shared = out.region != in.region ? 0
+                                 : below ? (out_top > in.offset ? std::min(out_top, in_top) - in.offset : 0)
+                                         : (in_top > out.offset ? std::min(out_top, in_top) - out.offset : 0);
+    shared_at[lt.overlap_step[k]] += shared;
+    const ir::Node& n = g.nodes[lt.overlap_step[k]];
+    overlaps.push_back({{"step", lt.overlap_step[k]},
+                        {"node", n.name},
+                        {"op", ir::op_name(n.op)},
+                        {"output", problem.buffers[o.output].name},
+                        {"input", problem.buffers[o.input].name},
+                        {"direction", below ? "below" : "above"},
+                        {"distance", (below ? o.below : o.above).value_or(0)},
+                        {"shared_bytes", shared}});
+  }
   json steps = json::array();
   std::uint64_t most_live = 0;
   std::vector<std::uint64_t> live_at(g.nodes.size(), 0);
@@ -236,6 +263,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
       if (lt.buffer_tensor[b] == ir::kNoTensor) scratch += buf.size;
       else live.push_back(buf.name);
     }
+    live_at[s] -= shared_at[s];  // an output over its input: the bytes they share count once
     most_live = std::max(most_live, live_at[s]);
     steps.push_back({{"step", s},
                      {"node", n.name},
@@ -247,6 +275,9 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                      {"scratch_bytes", scratch},
                      {"live_tensors", live}});
   }
+  plan::Problem apart = problem;
+  apart.overlaps.clear();
+
   json peak_steps = json::array();
   for (std::size_t s = 0; s < live_at.size(); ++s)
     if (live_at[s] == most_live) peak_steps.push_back(s);
@@ -287,7 +318,11 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
            {{"weights_bytes", code.weights_bytes},
             {"schedule_bytes", code.schedule_bytes},
             {"code_estimate_bytes", code.code_estimate_bytes}}},
-          {"comparisons", {{"greedy_by_size_bytes", tflm_greedy_bytes(problem, lt)}, {"no_reuse_bytes", no_reuse}}},
+          {"comparisons",
+           {{"greedy_by_size_bytes", tflm_greedy_bytes(problem, lt)},
+            {"no_reuse_bytes", no_reuse},
+            {"no_overlap_bound_bytes", plan::live_sum_lower_bound(apart)}}},
+          {"overlaps", overlaps},
           {"order",
            {{"search", m.order.search},
             {"reordered", m.order.moved_nodes > 0},

@@ -43,6 +43,7 @@ struct CompileOptions {
   bool pin_batch = false;
   bool reorder = true;                   // false (--no-reorder): the nodes run in the ONNX file's order
   std::uint32_t alignment = 4;
+  bool overlap = true;                   // outputs may overlap the inputs they consume (--no-overlap)
   std::string weights_section;           // empty: the toolchain's .rodata
   std::string arena_section;             // for the single arena; empty: plain .bss
   std::function<void(const plan::Progress&)> on_plan_progress;  // may be empty

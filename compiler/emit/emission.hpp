@@ -83,6 +83,7 @@ struct EmissionState {
   std::uint64_t schedule_bytes_ = 0;
   std::set<std::string> kernels_used_;
   std::uint64_t calls_ = 0;
+  bool backward_ = false;  // the node being emitted runs backwards (its output above its input)
 };
 
 class Emission {
@@ -91,7 +92,11 @@ class Emission {
       : g_(s.g_), lt_(s.lt_), plan_(s.plan_), arenas_(s.arenas_), options_(s.options_), root_(s.root_),
         constants_(s.constants_), body_(s.body_), profiled_body_(s.profiled_body_), steps_(s.steps_),
         weights_bytes_(s.weights_bytes_), schedule_bytes_(s.schedule_bytes_), kernels_used_(s.kernels_used_),
-        calls_(s.calls_), state_(s) {}
+        calls_(s.calls_), backward_(s.backward_), state_(s) {}
+
+  // ", true" in a kernel's template arguments when the node runs backwards: the plan put its
+  // output above the input it overlaps (the up distance of kernels.hpp).
+  std::string direction() const { return backward_ ? ", true" : ""; }
 
   // ----- where tensors live -------------------------------------------------------------------
 
@@ -277,6 +282,7 @@ class Emission {
   std::uint64_t& schedule_bytes_;
   std::set<std::string>& kernels_used_;
   std::uint64_t& calls_;
+  const bool& backward_;
   EmissionState& state_;
 };
 

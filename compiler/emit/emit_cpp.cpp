@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <tightfit/host.hpp>
+#include <tightfit/kernels.hpp>
 
 #include "error.hpp"
 #include "emit/emission.hpp"
@@ -19,6 +21,57 @@
 #endif
 namespace tightfit::emit {
 namespace {
+
+// The geometry of a requantizing convolution: shapes, strides, dilations, pads and groups (the
+// quantization fields left 0).
+tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &w = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  tightfit::ConvParams p{};
+  p.batch = i32(x.shape[0]);
+  p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.in_c = i32(x.shape[3]);
+  p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]), p.out_c = i32(y.shape[3]);
+  p.kernel_h = i32(w.shape[2]), p.kernel_w = i32(w.shape[3]);
+  p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
+  p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
+  p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
+  p.groups = i32(a.group);
+  return p;
+}
+
+tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  return {i32(x.shape[0]), i32(x.shape[1]), i32(x.shape[2]), i32(x.shape[3]), i32(y.shape[1]), i32(y.shape[2]),
+          i32(a.kernel_shape[0]), i32(a.kernel_shape[1]), i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)),
+          i32(attr_or(a.dilations, 0, 1)), i32(attr_or(a.dilations, 1, 1)), i32(attr_or(a.pads, 0, 0)),
+          i32(attr_or(a.pads, 1, 0))};
+}
+
+tightfit::AveragePoolParams average_pool_params(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  return {i32(x.shape[0]),        i32(x.shape[1]),        i32(x.shape[2]),        i32(x.shape[3]),
+          i32(y.shape[1]),        i32(y.shape[2]),        i32(a.kernel_shape[0]), i32(a.kernel_shape[1]),
+          i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)), i32(attr_or(a.pads, 0, 0)),
+          i32(attr_or(a.pads, 1, 0)),    i32(attr_or(a.pads, 2, 0)),    i32(attr_or(a.pads, 3, 0)),
+          a.count_include_pad ? 1 : 0,   x.quant.scale[0],              x.quant.zero_point[0],
+          y.quant.scale[0],              y.quant.zero_point[0]};
+}
+
+// The broadcast of a binary node, or nullopt beyond 4 dimensions.
+std::optional<tightfit::BinaryShape> binary_shape_of(const Graph& g, const Node& n) {
+  const Tensor &a = g.tensors[n.inputs[0]], &b = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];
+  const std::size_t rank = y.shape.size();
+  if (rank > 4) return std::nullopt;
+  auto dims = [&](const Tensor& t) {
+    std::vector<std::int32_t> d(rank, 1);
+    for (std::size_t i = 0; i < t.shape.size(); ++i) d[rank - t.shape.size() + i] = i32(t.shape[i]);
+    return d;
+  };
+  const auto yd = dims(y), ad = dims(a), bd = dims(b);
+  return tightfit::binary_shape(yd.data(), ad.data(), bd.data(), static_cast<int>(rank));
+}
 
 class Emitter : public Emission {
  public:
@@ -36,7 +89,20 @@ class Emitter : public Emission {
   }
 
  private:
+  // Whether the plan puts the output of step `index` above the input it overlaps: then its
+  // kernel runs backwards (the up distance of kernels.hpp).
+  bool runs_backwards(int index) const {
+    for (std::size_t k = 0; k < lt_.problem.overlaps.size(); ++k) {
+      if (lt_.overlap_step[k] != index) continue;
+      const plan::Overlap& o = lt_.problem.overlaps[k];
+      const plan::Placement &out = plan_.placements[o.output], &in = plan_.placements[o.input];
+      return out.region == in.region && out.offset > in.offset && out.offset < in.offset + lt_.problem.buffers[o.input].size;
+    }
+    return false;
+  }
+
   void emit_node(int index, const Node& n) {
+    state_.backward_ = runs_backwards(index);
     const ops::Operator& op = ops::of(n.op);
     if (op.emit) op.emit(state_, fmt::format("n{}", index), n);
   }
@@ -282,6 +348,52 @@ class Emitter : public Emission {
 std::uint64_t scratch_bytes(const ir::Graph&, const ir::Node&) {
   return 0;  // every kernel of the runtime works in its input and output buffers alone
 }
+
+schedule::OverlapDistances overlap_distance(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+  const Tensor &x = g.tensors[n.inputs[input]], &y = g.tensors[n.outputs[0]];
+  std::int32_t distance = tightfit::kNoOverlap, up = tightfit::kNoOverlap;
+  switch (n.op) {
+    case OpKind::Conv:
+      if (y.dtype != DType::Int32 && input == 0) {
+        const tightfit::ConvParams p = conv_geometry(g, n);
+        distance = tightfit::conv_distance(p);
+        up = tightfit::conv_up_distance(p);
+      }
+      break;
+    case OpKind::FullyConnected: {
+      const Tensor& w = g.tensors[n.inputs[1]];
+      if (y.dtype == DType::Int32 || w.shape.size() == 3 || input != 0) break;
+      const std::int64_t k = w.shape[1];
+      const tightfit::FullyConnectedParams p{i32(x.elements() / k), i32(k), i32(w.shape[0]), 0, 0, 0, 0, 0, 0};
+      distance = tightfit::fully_connected_distance(p);
+      up = tightfit::fully_connected_up_distance(p);
+      break;
+    }
+    case OpKind::MaxPool: distance = tightfit::max_pool_distance(max_pool_params(g, n)); break;
+    case OpKind::AveragePool: distance = tightfit::average_pool_distance(average_pool_params(g, n)); break;
+    case OpKind::GlobalAveragePool: distance = tightfit::global_average_pool_distance({}); break;
+    case OpKind::Add:
+    case OpKind::Mul: {
+      const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g, n);
+      if (shape) distance = tightfit::detail::binary_distance(*shape, static_cast<int>(input));
+      break;
+    }
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::LeakyRelu:
+    case OpKind::Requantize:
+      distance = x.dtype == DType::Int32 ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance();
+      break;
+    case OpKind::Clamp: distance = tightfit::clamp_distance(); break;
+    case OpKind::Softmax: distance = tightfit::softmax_distance(); break;
+    default: break;
+  }
+  auto bytes = [](std::int32_t d) {
+    return d == tightfit::kNoOverlap ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(d));
+  };
+  return {bytes(distance), bytes(up)};
+}
+
 
 EmittedCode emit_cpp(const ir::Graph& graph, const schedule::Lifetimes& lifetimes, const plan::Plan& plan,
                      const std::vector<Arena>& arenas, const EmitOptions& options) {

@@ -148,7 +148,7 @@ struct Emit : Emission {
                     p.dilation_w, p.pad_top, p.pad_left, p.groups, p.input_zero_point, p.weight_zero_point,
                     p.output_zero_point, p.output_min, p.output_max, p.per_channel),
         22);
-    call(n, fmt::format("tightfit::conv<{}, {}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
+    call(n, fmt::format("tightfit::conv<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
 

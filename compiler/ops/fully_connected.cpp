@@ -182,7 +182,7 @@ struct Emit : Emission {
                            weight_zero_point(n, w), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max,
                            w.quant.scale.size() > 1 ? 1 : 0),
                9);
-    call(n, fmt::format("tightfit::fully_connected<{}, {}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
+    call(n, fmt::format("tightfit::fully_connected<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
 };

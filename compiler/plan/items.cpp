@@ -13,6 +13,22 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
 
 }  // namespace
 
+std::uint64_t overlap_saving(const std::vector<Item>& items, int output) {
+  const Item& out = items[output];
+  if (out.overlap_input < 0) return 0;
+  const Item& in = items[out.overlap_input];
+  const std::uint64_t from_below = out.overlap_below < out.size ? std::min(out.size - out.overlap_below, in.size) : 0;
+  const std::uint64_t from_above = in.overlap_above < in.size ? std::min(in.size - in.overlap_above, out.size) : 0;
+  return std::max(from_below, from_above);
+}
+
+std::uint64_t separation(const std::vector<Item>& items, int lower, int upper) {
+  const Item& item = items[lower];
+  if (item.overlap_input == upper) return std::min(item.overlap_below, item.size);
+  if (item.overlap_output == upper) return std::min(item.overlap_above, item.size);
+  return item.size;
+}
+
 std::uint64_t peak_of(const std::vector<Item>& items, const std::vector<std::uint64_t>& offsets) {
   std::uint64_t peak = 0;
   for (std::size_t i = 0; i < items.size(); ++i) peak = std::max(peak, offsets[i] + items[i].size);
@@ -33,15 +49,23 @@ std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step) {
     std::uint64_t m = UINT64_MAX;
     for (const Item& item : items)
       if (item.first_step <= t && t <= item.last_step) m = std::min(m, item.alignment);
-    std::uint64_t sum = 0, largest_padding = 0;
-    for (const Item& item : items)
-      if (item.first_step <= t && t <= item.last_step) {
-        const std::uint64_t rounded = align_up(item.size, m);
-        sum += rounded;
-        largest_padding = std::max(largest_padding, rounded - item.size);
-      }
-    if (sum - largest_padding > best) {
-      best = sum - largest_padding;
+    // Where overlap pairs live, the union of the buffers covers at least the sizes less what
+    // each pair can share: only pairs may intersect (Bonferroni: |union| >= sum of the sizes
+    // less the sum of the pairwise intersections).
+    std::uint64_t sum = 0, largest_padding = 0, sizes = 0, shared = 0;
+    auto live = [t](const Item& item) { return item.first_step <= t && t <= item.last_step; };
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Item& item = items[i];
+      if (!live(item)) continue;
+      const std::uint64_t rounded = align_up(item.size, m);
+      sum += rounded;
+      sizes += item.size;
+      largest_padding = std::max(largest_padding, rounded - item.size);
+      if (item.overlap_input >= 0 && live(items[item.overlap_input])) shared += overlap_saving(items, static_cast<int>(i));
+    }
+    const std::uint64_t bound = shared > 0 ? sizes - shared : sum - largest_padding;
+    if (bound > best) {
+      best = bound;
       best_step = t;
     }
   }

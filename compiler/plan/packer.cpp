@@ -22,6 +22,13 @@
 //   * pins: a pinned buffer's minimum offset starts at its pin, and a branch dies as soon as a
 //     placement pushes it higher. Letting the free buffers fall as above leaves pins in place,
 //     so canonical plans still cover every plan.
+//   * overlap pairs: an output may start `below` bytes below the input it consumes, or `above`
+//     bytes above it, over it. Falling, a buffer stops at the highest (offset + separation) of
+//     the buffers below it, the separation being that distance within a pair (whichever side
+//     is lower) and the size otherwise, so the one candidate offset is still the minimum
+//     offset; a pair can share at most its overlap_saving(), which the cross sections take off
+//     their sums. At distance 0 one member can rest at the other's very offset: placed right
+//     after it, it is canonical whatever its rank.
 //   * regions: with several regions on one address line, a buffer must lie wholly inside one, and
 //     may be held to one (floor and ceiling). A falling buffer stops at its region's start too;
 //     and a plan in which some buffer could move to a lower offset (into a faster region) is
@@ -97,6 +104,9 @@ Outcome Packer::fit(std::uint64_t capacity, Preorder preorder, std::int64_t node
   section_total_.assign(section_members_.size(), 0);
   for (int b = 0; b < n; ++b)
     for (int s = first_section_[b]; s < end_section_[b]; ++s) section_total_[s] += items_[b].size;
+  section_shared_.assign(section_members_.size(), 0);
+  for (int b = 0; b < n; ++b)
+    if (items_[b].overlap_input >= 0) share(b, true);
   lowest_.assign(section_members_.size(), kPlaced);
   lowest_count_.assign(section_members_.size(), 0);
   for (std::size_t s = 0; s < section_members_.size(); ++s)
@@ -188,8 +198,11 @@ Outcome Packer::search(const Part& part, const std::vector<Candidate>& previous,
   std::uint64_t lowest_top = UINT64_MAX;
   for (const Candidate& c : ordering) lowest_top = std::min(lowest_top, c.offset + items_[part.order[c.rank]].size);
 
+  const int last_placed = part.order[floor_rank];
   for (const Candidate& c : ordering) {
-    if (c.offset < floor_offset || (c.offset == floor_offset && c.rank < floor_rank)) continue;  // not canonical
+    const bool rests_on_last = min_offset_[last_placed] == kPlaced && separation(items_, last_placed, part.order[c.rank]) == 0;
+    if (c.offset < floor_offset || (c.offset == floor_offset && c.rank < floor_rank && !rests_on_last))
+      continue;  // not canonical
     if (c.offset >= lowest_top) break;  // dominated, and so is everything after it
     bool hatless = false;
     const Outcome outcome = place_and_descend(part, ordering, c, hatless);
@@ -235,12 +248,20 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
   for (const int other : overlaps_[b]) {
     if (min_offset_[other] == kPlaced) continue;
     hatless = false;
-    if (min_offset_[other] >= top) continue;
-    raise_min_offset(other, settle(other, top));
+    const std::uint64_t above = chosen.offset + separation(items_, b, other);
+    if (min_offset_[other] >= above) continue;
+    raise_min_offset(other, settle(other, above));
     if (out_of_bounds(other)) out_of_place = true;
   }
+  // A pair with one member placed shares nothing more among the unplaced: b's pair as an output,
+  // and as an input.
+  const bool unshare_below = item.overlap_input >= 0 && min_offset_[item.overlap_input] != kPlaced;
+  const bool unshare_above = item.overlap_output >= 0 && min_offset_[item.overlap_output] != kPlaced;
+  if (unshare_below) share(b, false);
+  if (unshare_above) share(item.overlap_output, false);
   // Nothing unplaced in a section goes below the lowest of their minimum offsets. In b's own
-  // sections everything unplaced shares a step with b, so that lowest is at least b's top.
+  // sections everything unplaced shares a step with b, so that lowest is at least b's top, or
+  // b's distance above it for the input b may overlap.
   for (const int s : affected_list_) {
     affected_[s] = 0;
     std::uint64_t lowest = kPlaced, count = 0;
@@ -269,7 +290,17 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
     undo_.pop_back();
   }
   for (int s = first_section_[b]; s < end_section_[b]; ++s) section_total_[s] += item.size;
+  if (unshare_below) share(b, true);
+  if (unshare_above) share(item.overlap_output, true);
   return outcome;
+}
+
+void Packer::share(int output, bool add) {
+  const int input = items_[output].overlap_input;
+  const std::uint64_t saving = overlap_saving(items_, output);
+  const int first = std::max(first_section_[output], first_section_[input]);
+  const int end = std::min(end_section_[output], end_section_[input]);
+  for (int s = first; s < end; ++s) section_shared_[s] = add ? section_shared_[s] + saving : section_shared_[s] - saving;
 }
 
 Outcome Packer::split_or_search(const Part& part, const std::vector<Candidate>& ordering, const Candidate& chosen) {
@@ -311,7 +342,7 @@ bool Packer::out_of_time() {
 
 bool Packer::sections_fit(const Part& part, std::uint64_t floor_offset) const {
   for (int s = part.first_section; s < part.end_section; ++s)
-    if (std::max(floor_offset, section_floor_[s]) + section_total_[s] > capacity_) return false;
+    if (std::max(floor_offset, section_floor_[s]) + section_total_[s] - section_shared_[s] > capacity_) return false;
   return true;
 }
 

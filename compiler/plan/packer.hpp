@@ -72,6 +72,7 @@ class Packer {
   std::vector<int> first_section_, end_section_;   // buffer -> its sections [first, end)
   std::vector<std::vector<int>> overlaps_;         // buffer -> buffers live at a common step
   std::vector<int> initial_cuts_;                  // cut s: buffers living in both section s and s + 1
+  void share(int output, bool add);                // adds or takes a pair's saving in its sections
 
   // The state of one fit() call.
   static constexpr std::uint64_t kPlaced = UINT64_MAX;  // the min_offset_ of a placed buffer
@@ -79,6 +80,7 @@ class Packer {
   Preorder preorder_ = Preorder::WAT;
   std::vector<std::uint64_t> min_offset_, solution_;  // solution_: offsets of the placed
   std::vector<std::uint64_t> section_floor_, section_total_;  // highest placed top / unplaced bytes
+  std::vector<std::uint64_t> section_shared_;  // bytes that unplaced overlap pairs there can share
   std::vector<std::uint64_t> lowest_, lowest_count_;  // lowest min offset of the unplaced, and how many have it
   std::vector<int> cuts_;
   std::vector<char> affected_;      // scratch: sections whose lowest must be recounted, as flags

@@ -60,6 +60,21 @@ void check_problem(const Problem& problem) {
     if (buffer.size > kMaxBytes || pin_offset > kMaxBytes || (total += buffer.size + pin_offset) > kMaxBytes)
       throw Error(fmt::format("buffer '{}': sizes and pin offsets add up to more than 2^60 bytes", buffer.name));
   }
+  std::vector<int> as_output(problem.buffers.size(), 0), as_input(problem.buffers.size(), 0);
+  for (const Overlap& pair : problem.overlaps) {
+    const int n = static_cast<int>(problem.buffers.size());
+    if (pair.output < 0 || pair.output >= n || pair.input < 0 || pair.input >= n || pair.output == pair.input)
+      throw Error(fmt::format("overlap pair ({}, {}): not two different buffers of the problem", pair.output, pair.input));
+    if (++as_output[pair.output] > 1 || ++as_input[pair.input] > 1)
+      throw Error(fmt::format("buffer '{}': in more than one overlap pair on the same side",
+                              problem.buffers[as_output[pair.output] > 1 ? pair.output : pair.input].name));
+    for (const Overlap& other : problem.overlaps)
+      if (other.output == pair.input && other.input == pair.output)
+        throw Error(fmt::format("buffers '{}' and '{}': overlap pairs both ways", problem.buffers[pair.output].name,
+                                problem.buffers[pair.input].name));
+    if (pair.below.value_or(0) > kMaxBytes || pair.above.value_or(0) > kMaxBytes)
+      throw Error(fmt::format("buffer '{}': overlap distance too large", problem.buffers[pair.output].name));
+  }
   // Pins are not moved, so two that collide leave no plan at all.
   const auto& buffers = problem.buffers;
   for (std::size_t i = 0; i < buffers.size(); ++i)
@@ -74,13 +89,24 @@ void check_problem(const Problem& problem) {
 }
 
 // The buffers of `members` as the search sees them (zero-size ones are left out by callers).
+// Overlap pairs whose two buffers are both among the members carry over.
 std::vector<Item> items_of(const Problem& problem, const std::vector<int>& members) {
   std::vector<Item> items;
+  std::vector<int> item_of(problem.buffers.size(), -1);
   for (const int b : members) {
     const Buffer& buffer = problem.buffers[b];
     Item item{buffer.size, buffer.alignment, buffer.first_step, buffer.last_step, std::nullopt};
     if (buffer.pin) item.fixed_offset = buffer.pin->offset;
+    item_of[b] = static_cast<int>(items.size());
     items.push_back(item);
+  }
+  for (const Overlap& pair : problem.overlaps) {
+    if (item_of[pair.output] < 0 || item_of[pair.input] < 0) continue;
+    Item &out = items[item_of[pair.output]], &in = items[item_of[pair.input]];
+    out.overlap_input = item_of[pair.input];
+    in.overlap_output = item_of[pair.output];
+    out.overlap_below = pair.below.value_or(UINT64_MAX);
+    in.overlap_above = pair.above.value_or(UINT64_MAX);
   }
   return items;
 }
@@ -93,7 +119,7 @@ std::uint64_t pinned_top(const std::vector<Item>& items) {
 }
 
 // Every offset a canonical plan uses, hence every peak, is a multiple of this. Tops are sums
-// of sizes (and pins); aligning a multiple of g up to a changes nothing when a divides g, and
+// of sizes (and pins, and overlap distances); aligning a multiple of g up to a changes nothing when a divides g, and
 // gives a multiple of g when g divides a. Alignments are powers of two, so after one pass that
 // replaces g by gcd(g, a) for each a not dividing it, one of the two holds for every a.
 std::uint64_t granularity(const std::vector<Item>& items) {
@@ -101,6 +127,9 @@ std::uint64_t granularity(const std::vector<Item>& items) {
   for (const Item& item : items) {
     g = std::gcd(g, item.size);
     if (item.fixed_offset) g = std::gcd(g, *item.fixed_offset);
+    // An input may rest on its output, or an output on its input, at a distance.
+    if (item.overlap_below != UINT64_MAX) g = std::gcd(g, item.overlap_below);
+    if (item.overlap_above != UINT64_MAX) g = std::gcd(g, item.overlap_above);
   }
   for (const Item& item : items)
     if (g % item.alignment != 0) g = std::gcd(g, item.alignment);

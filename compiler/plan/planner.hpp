@@ -31,9 +31,22 @@ struct Buffer {
   std::uint64_t traffic = 0;          // bytes read + written; with several regions the busiest go first
 };
 
+// A buffer that may overlap the input its kernel consumes: while both are live, `output` may lie
+// over `input` if it starts at least `below` bytes below it (output offset + below <= input
+// offset), or, when the kernel can run backwards, at least `above` bytes above it (input offset
+// + above <= output offset); otherwise the two share no byte, as any two live buffers. The
+// distances are the kernel's (docs/runtime.md, "The overlap contract"); none: not that way. A
+// buffer is the output of one pair at most and the input of one pair at most.
+struct Overlap {
+  int output = 0, input = 0;  // indices into Problem::buffers
+  std::optional<std::uint64_t> below;
+  std::optional<std::uint64_t> above;
+};
+
 struct Problem {
   std::vector<Region> regions;  // fastest first; at least one
   std::vector<Buffer> buffers;
+  std::vector<Overlap> overlaps;  // may be empty
 };
 
 // Where the search stands, for a progress line: the best peak found so far in the region being
@@ -90,7 +103,8 @@ inline constexpr std::uint64_t kTflmSizeGranule = 16;
 // (a no-op when they divide the granule, as TFLM's do). Never fails on capacity (it may exceed it).
 Plan greedy_by_size(const Problem& problem, std::uint64_t size_granule = kTflmSizeGranule);
 
-// The largest sum of sizes live at one step (in one region's alignment), a bound no plan beats.
+// The largest sum of sizes live at one step (in one region's alignment), less what the overlap
+// pairs live there can share, a bound no plan beats.
 // `step`, when given, receives a step where it is reached.
 std::uint64_t live_sum_lower_bound(const Problem& problem, int* step = nullptr);
 

@@ -1,4 +1,5 @@
-// Deliberately plain: every pair of buffers is compared directly, O(n^2).
+// Deliberately plain: every pair of buffers is compared directly, O(n^2), and every overlap pair
+// looked up in the list for each pair of buffers that share a byte.
 #include "plan/validate.hpp"
 
 #include <fmt/format.h>
@@ -40,9 +41,27 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
       if (a.size == 0 || b.size == 0 || pa.region != pb.region) continue;
       const bool share_a_step = a.first_step <= b.last_step && b.first_step <= a.last_step;
       const bool share_a_byte = pa.offset < pb.offset + b.size && pb.offset < pa.offset + a.size;
-      if (share_a_step && share_a_byte)
-        errors.push_back(fmt::format("buffers '{}' [{}, {}) and '{}' [{}, {}) overlap while both live", a.name, pa.offset,
-                                     pa.offset + a.size, b.name, pb.offset, pb.offset + b.size));
+      if (!share_a_step || !share_a_byte) continue;
+      // An overlap pair may share bytes when the output starts its distance below the input, or
+      // its distance above it.
+      const Overlap* pair = nullptr;
+      for (const Overlap& o : problem.overlaps)
+        if ((o.output == static_cast<int>(i) && o.input == static_cast<int>(j)) ||
+            (o.output == static_cast<int>(j) && o.input == static_cast<int>(i)))
+          pair = &o;
+      if (pair) {
+        const Placement &out = plan.placements[pair->output], &in = plan.placements[pair->input];
+        if (pair->below && out.offset + *pair->below <= in.offset) continue;
+        if (pair->above && in.offset + *pair->above <= out.offset) continue;
+        auto need = [](const std::optional<std::uint64_t>& d) { return d ? fmt::format("{}", *d) : std::string("never"); };
+        errors.push_back(fmt::format("buffer '{}' at {} overlaps its input '{}' at {}; its kernel needs it {} bytes "
+                                     "below or {} bytes above",
+                                     buffers[pair->output].name, out.offset, buffers[pair->input].name, in.offset,
+                                     need(pair->below), need(pair->above)));
+        continue;
+      }
+      errors.push_back(fmt::format("buffers '{}' [{}, {}) and '{}' [{}, {}) overlap while both live", a.name, pa.offset,
+                                   pa.offset + a.size, b.name, pb.offset, pb.offset + b.size));
     }
   }
   std::uint64_t total = 0;

@@ -10,7 +10,8 @@
 namespace tightfit::plan {
 
 // Every way `plan` breaks the rules of `problem`, one line each; empty when it is valid:
-// two nonempty buffers of one region live at a common step share no byte; every offset is a
+// two nonempty buffers of one region live at a common step share no byte, except an overlap pair
+// whose output starts at least its distance below (or above) its input; every offset is a
 // multiple of its buffer's alignment; every buffer ends under its region's cap; pinned buffers
 // are where they were pinned; region_peak and peak say what the placements reach.
 std::vector<std::string> validate(const Problem& problem, const Plan& plan);

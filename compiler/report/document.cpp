@@ -164,6 +164,16 @@ Document read_document(const json& report) {
                     o.at("file_order_arena_bytes").get<std::uint64_t>()};
   }
   if (report.contains("measured")) d.measured = read_measured(report.at("measured"));
+  if (report.contains("overlaps")) {
+    for (const auto& o : report.at("overlaps"))
+      d.overlaps.push_back({o.at("step").get<std::uint64_t>(), o.at("node").get<std::string>(),
+                            o.at("op").get<std::string>(), o.at("output").get<std::string>(),
+                            o.at("input").get<std::string>(), o.at("direction").get<std::string>(),
+                            o.at("distance").get<std::uint64_t>(),
+                            o.at("shared_bytes").get<std::uint64_t>()});
+  }
+  if (report.at("comparisons").contains("no_overlap_bound_bytes"))
+    d.no_overlap_bound_bytes = report.at("comparisons").at("no_overlap_bound_bytes").get<std::uint64_t>();
   return d;
 }
 

@@ -37,6 +37,15 @@ struct Buffer {
   std::optional<std::string> producer, op;      // none for graph inputs
 };
 
+// An output allowed to lie over the input its kernel consumes (docs/planner.md, "Overlap").
+struct Overlap {
+  std::uint64_t step = 0;
+  std::string node, op, output, input;  // output and input: tensor names, as in `buffers`
+  std::string direction;                // "below": the output starts below the input; "above": the kernel runs backwards
+  std::uint64_t distance = 0;           // the output starts at least this far below (above) the input
+  std::uint64_t shared_bytes = 0;       // what the plan lays over the input: 0 when it did not use it
+};
+
 struct Failure {
   std::uint64_t cap_bytes = 0, minimum_bytes = 0, peak_step = 0;
   std::vector<std::string> tensors;
@@ -86,6 +95,8 @@ struct Document {
   std::vector<Buffer> buffers;
   std::optional<Failure> failure;
   std::optional<Order> order;        // absent in reports of older versions
+  std::vector<Overlap> overlaps;                         // empty under --no-overlap
+  std::optional<std::uint64_t> no_overlap_bound_bytes;  // the live-sum bound were no output to overlap
   std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
   // Linked for a core when it was, else weights + the estimate.

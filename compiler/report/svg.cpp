@@ -91,6 +91,10 @@ class MemoryMap {
         "class=\"tightfit-memory-map\">\n",
         num(width), num(y));
     out += "<style>.buffer:hover{stroke:#000;stroke-width:1.5px}.step-hit:hover{fill:#000;fill-opacity:0.06}</style>\n";
+    // The bytes an output shares with the input it overlaps: red hatching over both.
+    out += "<defs><pattern id=\"overlap-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+           "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#d62728\" fill-opacity=\"0.25\"/>"
+           "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d62728\" stroke-width=\"2.5\"/></pattern></defs>\n";
     out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", num(width), num(y));
     out += title();
     out += legend();
@@ -127,6 +131,8 @@ class MemoryMap {
     if (any_placed_) {
       for (const char* kind : {"input", "activation", "output", "scratch"}) swatch(buffer_fill(0, kind, 0), kind);
     }
+    if (any_placed_ && std::any_of(d_.overlaps.begin(), d_.overlaps.end(), [](const Overlap& o) { return o.shared_bytes > 0; }))
+      swatch("url(#overlap-hatch)", "output over its input");
     line(kCapColour, "6 3", "cap");
     line(kBoundColour, "2 3", "lower bound");
     swatch("#fff0b3", "peak step");
@@ -156,6 +162,7 @@ class MemoryMap {
       out += buffer_rect(f, b, index, i);
       ++drawn;
     }
+    for (const Overlap& o : d_.overlaps) out += overlap_rect(f, o, r.name);
     if (drawn == 0) {
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">no buffers in this region</text>\n",
                          num(f.left + f.width / 2), num(f.top + f.height / 2));
@@ -193,6 +200,24 @@ class MemoryMap {
     return out + buffer_label(b, x, y, w, h);
   }
 
+  // The bytes an output lays over its input, hatched in the column of the step that does it.
+  std::string overlap_rect(const Frame& f, const Overlap& o, const std::string& region) const {
+    const Buffer *input = d_.find_buffer(o.input), *output = d_.find_buffer(o.output);
+    if (o.shared_bytes == 0 || !input || !output || !input->offset || !output->offset || input->region != region)
+      return "";
+    const std::uint64_t start = std::max(*input->offset, *output->offset);
+    const double x = f.x(static_cast<double>(o.step));
+    const double w = f.x(static_cast<double>(o.step + 1)) - x;
+    const double y = f.y(static_cast<double>(start + o.shared_bytes));
+    const double h = std::max(1.0, f.y(static_cast<double>(start)) - y);
+    const std::string tooltip =
+        fmt::format("step {}: {} ({}) writes {} over {}\n{} B shared; the output starts {} B or more {} its input", o.step,
+                    o.node, o.op, o.output, o.input, o.shared_bytes, o.distance, o.direction);
+    return fmt::format("<rect class=\"overlap\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"url(#overlap-hatch)\" "
+                       "stroke=\"#d62728\" stroke-width=\"1\"><title>{}</title></rect>\n",
+                       num(x), num(y), num(w), num(h), xml_escape(tooltip));
+  }
+
   // The tensor's name inside its rectangle: across when it fits, shortened when most of it fits,
   // upright in a tall narrow rectangle, otherwise not at all (the tooltip still has it).
   static std::string buffer_label(const Buffer& b, double x, double y, double w, double h) {
@@ -224,8 +249,9 @@ class MemoryMap {
 
     std::string out = "<g class=\"live\">\n";
     const std::string heading =
-        any_placed_ ? fmt::format("bytes live at each step{}: the least any plan of this schedule needs",
-                                  d_.regions.size() > 1 ? " (all regions)" : "")
+        any_placed_ ? fmt::format("bytes live at each step{}: the least any plan of this schedule needs{}",
+                                  d_.regions.size() > 1 ? " (all regions)" : "",
+                                  d_.overlaps.empty() ? "" : " with these overlaps")
                     : "no placement: bytes live at each step against the cap, which the peak step exceeds";
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">{}</text>\n", num(kLeft),
                        num(top - 8), heading);

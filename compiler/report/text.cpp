@@ -235,6 +235,32 @@ std::string savings_section(const Document& d) {
   return out;
 }
 
+// Each output the plan lays over the input it consumes, with the bytes they share.
+std::string overlap_section(const Document& d) {
+  if (d.overlaps.empty() || d.status == "infeasible") return "";
+  std::uint64_t shared = 0, used = 0;
+  for (const Overlap& o : d.overlaps) {
+    shared += o.shared_bytes;
+    used += o.shared_bytes > 0;
+  }
+  std::string out = fit(fmt::format("Overlap: {} of {} outputs written over the input they consume, {} B shared{}",
+                                    used, d.overlaps.size(), shared, used ? ":" : ""),
+                        kWidth) +
+                    "\n";
+  for (const Overlap& o : d.overlaps) {
+    if (o.shared_bytes == 0) continue;
+    out += fit(fmt::format("  step {} {} ({}): {} over {}, {} B {} it{}, {} B shared", o.step, o.node, o.op, o.output,
+                           o.input, o.distance, o.direction, o.direction == "above" ? " (run backwards)" : "",
+                           o.shared_bytes),
+               kWidth) +
+           "\n";
+  }
+  if (d.no_overlap_bound_bytes)
+    out += fmt::format("  live-sum bound without overlap {} B, with it {} B (--no-overlap turns it off)\n",
+                       *d.no_overlap_bound_bytes, d.lower_bound_bytes);
+  return out + "\n";
+}
+
 std::string peak_section(const Document& d) {
   if (d.peak_steps.empty()) return "";
   constexpr std::size_t kShown = 3;  // a flat peak can span many steps; their live sets repeat
@@ -303,8 +329,8 @@ std::string layer_table(const Document& d) {
 
 std::string render_text(const nlohmann::json& report) {
   const Document d = read_document(report);
-  return header(d) + failure_section(d) + ram_section(d) + order_section(d) + flash_section(d) + measured_section(d) + savings_section(d) +
-         peak_section(d) + layer_table(d);
+  return header(d) + failure_section(d) + ram_section(d) + order_section(d) + flash_section(d) + measured_section(d) +
+         savings_section(d) + overlap_section(d) + peak_section(d) + layer_table(d);
 }
 
 std::string render_measured_text(const nlohmann::json& report) { return measured_section(read_document(report)); }

@@ -12,6 +12,55 @@ std::vector<ir::TensorId> view_roots(const ir::Graph& g) {
   return root;
 }
 
+namespace {
+
+// The overlap pair of every node whose output may lie over an input dying at it.
+void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes& result) {
+  std::vector<plan::Buffer>& buffers = result.problem.buffers;
+  std::vector<bool> is_model_input(buffers.size(), false);
+  for (const ir::TensorId t : g.inputs)
+    if (result.tensor_buffer[t] >= 0) is_model_input[result.tensor_buffer[t]] = true;
+  for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
+    const ir::Node& n = g.nodes[step];
+    if (n.op == ir::OpKind::Reshape || n.outputs.size() != 1) continue;
+    const int out = result.tensor_buffer[n.outputs[0]];
+    if (out < 0) continue;
+    std::optional<plan::Overlap> best;
+    std::uint64_t best_saving = 0;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] == ir::kNoTensor) continue;
+      const int in = result.tensor_buffer[n.inputs[i]];
+      if (in < 0 || in == out || is_model_input[in] || buffers[in].last_step != step) continue;
+      // A distance must hold for every operand slot that reads this buffer.
+      OverlapDistances d{0, 0};
+      auto widen = [](std::optional<std::uint64_t>& all, const std::optional<std::uint64_t>& slot) {
+        all = all && slot ? std::optional<std::uint64_t>(std::max(*all, *slot)) : std::nullopt;
+      };
+      for (std::size_t j = 0; j < n.inputs.size(); ++j) {
+        if (n.inputs[j] == ir::kNoTensor || result.tensor_buffer[n.inputs[j]] != in) continue;
+        const OverlapDistances slot = options.overlap_distance(n, j);
+        widen(d.below, slot.below);
+        widen(d.above, slot.above);
+      }
+      // Only distances that let the two share a byte.
+      if (d.below && *d.below >= buffers[out].size) d.below.reset();
+      if (d.above && *d.above >= buffers[in].size) d.above.reset();
+      const std::uint64_t saving =
+          std::max(d.below ? std::min(buffers[out].size - *d.below, buffers[in].size) : 0,
+                   d.above ? std::min(buffers[in].size - *d.above, buffers[out].size) : 0);
+      if (saving > best_saving) {
+        best = plan::Overlap{out, in, d.below, d.above};
+        best_saving = saving;
+      }
+    }
+    if (!best) continue;
+    result.problem.overlaps.push_back(*best);
+    result.overlap_step.push_back(step);
+  }
+}
+
+}  // namespace
+
 Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_t(const ir::Node&)>& scratch_bytes,
                             const LifetimeOptions& options) {
   const int last_step = std::max<int>(0, static_cast<int>(g.nodes.size()) - 1);
@@ -79,6 +128,8 @@ Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_
   }
   for (std::size_t t = 0; t < count; ++t)
     if (root[t] != static_cast<ir::TensorId>(t)) result.tensor_buffer[t] = result.tensor_buffer[root[t]];
+
+  if (options.overlap_distance) add_overlaps(g, options, result);
 
   for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
     const std::uint64_t bytes = scratch_bytes(g.nodes[step]);

@@ -5,10 +5,16 @@
 // outputs to the last step. A Reshape (view) writes nothing: its output shares its input's buffer,
 // which then lives until the last reader of either. A kernel's scratch buffer lives only during
 // its own step.
+//
+// Overlap pairs: a node's output may lie over an input whose buffer dies at that node, from the
+// kernel's distance below it, or above it for kernels that run backwards (plan::Overlap). When several inputs die there, the one the output
+// can share the most bytes with. The model's inputs are never overwritten (run() may be called
+// again on the same input).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "ir/ir.hpp"
@@ -16,9 +22,18 @@
 
 namespace tightfit::schedule {
 
+// How far an output may start below (or, run backwards, above) an input and still overlap it:
+// its kernel's distances; none: not that way.
+struct OverlapDistances {
+  std::optional<std::uint64_t> below, above;
+};
+
 struct LifetimeOptions {
   std::uint32_t alignment = 4;  // bytes; every buffer's offset is a multiple of it
   bool io_in_arena = true;      // false: graph inputs and outputs live in buffers the user owns
+  // The overlap distances of input `input` of a node; empty: no output overlaps an input
+  // (--no-overlap).
+  std::function<OverlapDistances(const ir::Node&, std::size_t input)> overlap_distance;
 };
 
 struct Lifetimes {
@@ -32,6 +47,8 @@ struct Lifetimes {
   std::vector<int> tensor_buffer;
   // For every node: its scratch buffer's index, or -1.
   std::vector<int> node_scratch;
+  // For every pair of problem.overlaps: the step (node) whose output may overlap its input.
+  std::vector<int> overlap_step;
 };
 
 // scratch_bytes(node) gives the bytes of scratch memory the node's kernel needs (0 for none).

@@ -682,3 +682,27 @@ int main(int argc, char** argv) {
   if (rc != 0) return rc;
   return session.run();
 }
+
+TEST_CASE("overlap: DS-CNN fits in 9,000 B with outputs over their inputs, 16,000 B with --no-overlap, same outputs",
+          "[overlap]") {
+  const fs::path dir = scratch("overlap");
+  const json& e = entry("dscnn.qop.onnx");
+  const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();
+  const auto over = tightfit_run(e, inputs, dir / "over.out", dir / "over.build", " --name dscnn");
+  const auto apart = tightfit_run(e, inputs, dir / "apart.out", dir / "apart.build", " --name dscnn --no-overlap");
+  REQUIRE(over.size() == apart.size());
+  for (std::size_t k = 0; k < over.size(); ++k) CHECK(bitwise_equal(over[k], apart[k]));
+  const json report = json::parse(read_text(dir / "over.build" / "dscnn.report.json"));
+  const json apart_report = json::parse(read_text(dir / "apart.build" / "dscnn.report.json"));
+  CHECK(report["arena_bytes"].get<std::uint64_t>() <= 9000);
+  CHECK(report["status"] == "optimal");
+  CHECK(apart_report["arena_bytes"].get<std::uint64_t>() == 16000);
+  CHECK(apart_report["overlaps"].empty());
+  // Both sides are used: the depthwise layers run backwards, the pointwise ones forwards.
+  std::set<std::string> directions;
+  for (const json& o : report["overlaps"])
+    if (o["shared_bytes"].get<std::uint64_t>() > 0) directions.insert(o["direction"].get<std::string>());
+  CHECK(directions == std::set<std::string>{"above", "below"});
+  const std::string source = read_text(dir / "over.build" / "dscnn.cpp");
+  CHECK(source.find("tightfit::conv<std::int8_t, std::int8_t, true>") != std::string::npos);
+}

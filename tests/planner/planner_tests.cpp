@@ -24,7 +24,7 @@ Buffer buffer(const std::string& name, std::uint64_t size, int first, int last, 
 }
 
 Problem one_region(std::vector<Buffer> buffers, std::uint64_t capacity = UINT64_MAX) {
-  return Problem{{Region{"ram", capacity, 1}}, std::move(buffers)};
+  return Problem{{Region{"ram", capacity, 1}}, std::move(buffers), {}};
 }
 
 Plan solve_valid(const Problem& problem, double seconds = 5) {

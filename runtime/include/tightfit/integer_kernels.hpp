@@ -10,8 +10,8 @@
 //    one matrix per batch), requantized as fully_connected() does (ORT: MlasGemm +
 //    MlasRequantizeOutput).
 //
-// Same rules as kernels.hpp: freestanding C++17, no heap, no scratch, `out` never overlaps an
-// input. Included by kernels.hpp.
+// Same rules as kernels.hpp: freestanding C++17, no heap, no scratch; `out` overlaps no input
+// except requantize_accumulator()'s, by requantize_accumulator_distance(). Included by kernels.hpp.
 #pragma once
 
 #include <cstdint>
@@ -133,6 +133,10 @@ inline void requantize_accumulator(const AccumulatorRequantizeParams& p, const i
     out[i] = static_cast<T>(clamp_int(q, p.output_min, p.output_max));
   }
 }
+
+// Output over the input (kernels.hpp, "The overlap contract"): 0. Element i (1 byte) is
+// written after int32 element i (4 bytes, at 4 i) is read: always below what is still to read.
+constexpr int32_t requantize_accumulator_distance() { return 0; }
 
 // ONNX DynamicQuantizeLinear (ORT: DynamicQuantizeLinear<uint8_t>): the range of x widened to
 // include 0, scale = (max - min) / 255 (1 when max == min), zero point = round half to even of

@@ -6,9 +6,30 @@
 // constexpr block (see params.hpp), its weights from flash, and its tensors
 // from the arena.  No kernel needs scratch memory.
 //
-// Aliasing: `out` must not overlap any input, except that lookup(), clamp(),
-// add() and mul() may write over an input that has the output's shape (each
-// element is read before it is written at the same index).
+// Aliasing: `out` must not overlap any input, except as the overlap contract
+// below allows: no pointer is __restrict, so every kernel is correct when its
+// output lies over the input it consumes at that input's stated distance.
+//
+// The overlap contract.  Each kernel that may write over an input it consumes
+// states, next to it, a function NAME_distance(params) -> int32_t: the least
+// `d` >= 0 such that the kernel computes the same bytes when its output starts
+// d or more bytes BELOW that input (out + d <= in, both in bytes) and the two
+// regions overlap; kNoOverlap (-1) when it may not overlap at all.  It is
+// derived from the kernel's loop order, as the largest, over the kernel's
+// writes, of (index written - lowest input index read after that write + 1):
+// below that no input byte is overwritten before its last read, and one byte
+// less overwrites a byte that is read afterwards.  It holds for every variant
+// that can be compiled (portable and Cortex-M DSP; a new variant must keep
+// within it or raise it); the planner (docs/planner.md) places outputs by it.
+// docs/runtime.md lists the distance of every kernel.
+//
+// Backwards: the pointwise and depthwise convolutions and fully connected also
+// run their pixels (rows) in reverse order when their template argument
+// kBackward is true; then NAME_up_distance(params) is the least `s` >= 0 such
+// that the output may start s or more bytes ABOVE the input (in + s <= out),
+// over it: the largest, over the writes, of (highest input index read after
+// that write - index written + 1).  The planner alternates the two directions
+// so that a chain of layers does not walk down the arena.
 //
 // Numerics mirror ONNX Runtime's CPU kernels (graph optimizations disabled) on
 // x86-64; each kernel says which ORT routine it follows.  See docs/runtime.md.
@@ -68,6 +89,9 @@ inline T* at(uint8_t* arena, uint32_t offset) {
   return reinterpret_cast<T*>(arena + offset);
 }
 
+// An overlap distance meaning: the output may not overlap that input.
+constexpr int32_t kNoOverlap = -1;
+
 namespace detail {
 
 template <typename T, typename TW>
@@ -85,6 +109,160 @@ inline T conv_output(const ConvParams& p, int32_t acc, int32_t oc, const int32_t
   return requantize<T>(acc, multipliers[p.per_channel ? oc : 0], p.output_zero_point, p.output_min, p.output_max);
 }
 
+// The overlap distances' arithmetic (see "The overlap contract" above).
+
+// A window kernel's geometry: output pixels in raster order (batch, row, column), each computed
+// from the input pixels of its window that lie inside the image.
+struct WindowGeometry {
+  int32_t batch, in_h, in_w, in_c, out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+};
+
+// The first in-image tap of a window axis starting at `start`, or -1 when none is inside.
+constexpr int32_t first_tap_inside(int32_t start, int32_t dilation, int32_t kernel, int32_t extent) {
+  const int32_t lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  const int32_t at = start + lo * dilation;
+  return lo < kernel && at < extent ? at : -1;
+}
+
+// The distance of a window kernel that writes each output pixel's out_c bytes in turn. For its
+// last byte the lowest input read afterwards is the lowest first tap of the later pixels; within
+// a pixel, `within` is the most that (index written - lowest index still read by this pixel + 1)
+// exceeds q * out_c - base, base being the pixel's first tap (kNoOverlap: the pixel reads all
+// before it writes). Walks the pixels backwards keeping the lowest first tap of those after.
+constexpr int64_t kNone = INT64_MAX;
+constexpr int32_t raster_distance(const WindowGeometry& g, int32_t within) {
+  int64_t distance = 0, later = kNone;
+  for (int32_t b = g.batch - 1; b >= 0; --b) {
+    for (int32_t oy = g.out_h - 1; oy >= 0; --oy) {
+      const int32_t iy = first_tap_inside(oy * g.stride_h - g.pad_top, g.dilation_h, g.kernel_h, g.in_h);
+      for (int32_t ox = g.out_w - 1; ox >= 0; --ox) {
+        const int32_t ix = first_tap_inside(ox * g.stride_w - g.pad_left, g.dilation_w, g.kernel_w, g.in_w);
+        const int64_t q = (static_cast<int64_t>(b) * g.out_h + oy) * g.out_w + ox;
+        if (later != kNone && (q + 1) * g.out_c - later > distance) distance = (q + 1) * g.out_c - later;
+        if (iy < 0 || ix < 0) continue;
+        const int64_t base = ((static_cast<int64_t>(b) * g.in_h + iy) * g.in_w + ix) * g.in_c;
+        if (within != kNoOverlap && q * g.out_c - base + within > distance) distance = q * g.out_c - base + within;
+        if (base < later) later = base;
+      }
+    }
+  }
+  return static_cast<int32_t>(distance);
+}
+
+constexpr WindowGeometry conv_window(const ConvParams& p) {
+  return {p.batch,    p.in_h,     p.in_w,     p.in_c,       p.out_h,      p.out_w,   p.out_c,   p.kernel_h,
+          p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left};
+}
+
+// The portable matrix kernels (pointwise conv, fully connected): row by row, each output
+// channel from the whole row, written in turn: out_c - 1 bytes, plus the growth of the rows
+// when the output's rows are longer.
+constexpr int32_t portable_matmul_distance(int32_t rows, int32_t k, int32_t n) {
+  const int64_t growth = static_cast<int64_t>(rows - 1) * (n - k);
+  return static_cast<int32_t>(n - 1 + (growth > 0 ? growth : 0));
+}
+
+// The Cortex-M DSP matrix kernel (kernels_dsp.hpp, simd::matmul): rows in pairs, 2 channels at
+// a time over both rows, an odd channel row by row, an odd last row alone.
+constexpr int32_t dsp_matmul_distance(int32_t rows, int32_t k, int32_t n) {
+  int64_t distance = 0;
+  auto note = [&distance](int64_t written, int64_t lowest_read_after) {
+    if (written - lowest_read_after + 1 > distance) distance = written - lowest_read_after + 1;
+  };
+  // The last channel pair before the end of a row's channels, or -1: its writes precede reads.
+  const int32_t last_open_pair = n % 2 == 0 ? n - 4 : n - 3;
+  int32_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
+    const bool more_rows = r + 2 < rows;
+    if (last_open_pair >= 0) note(y + n + last_open_pair + 1, x);
+    if (n % 2 == 0) {
+      if (more_rows) note(y + 2 * n - 1, x + 2 * k);
+    } else {
+      note(y + n - 1, x + k);
+      if (more_rows) note(y + 2 * n - 1, x + 2 * k);
+    }
+  }
+  if (r < rows && last_open_pair >= 0)
+    note(static_cast<int64_t>(r) * n + last_open_pair + 1, static_cast<int64_t>(r) * k);
+  return static_cast<int32_t>(distance);
+}
+
+// Add / Mul over an operand read once per output element, at the output's own index: 0; a
+// broadcast operand is read again later: no overlap.
+constexpr int32_t binary_distance(const BinaryShape& s, int operand) {
+  const int32_t* strides = operand == 0 ? s.a_strides : s.b_strides;
+  int32_t dense = 1;
+  for (int d = 3; d >= 0; --d) {
+    if (s.out_dims[d] > 1 && strides[d] != dense) return kNoOverlap;
+    dense *= s.out_dims[d];
+  }
+  return 0;
+}
+
+// The last in-image tap of a window axis starting at `start`, or -1 when none is inside.
+constexpr int32_t last_tap_inside(int32_t start, int32_t dilation, int32_t kernel, int32_t extent) {
+  if (first_tap_inside(start, dilation, kernel, extent) < 0) return -1;
+  const int32_t hi = (extent - 1 - start) / dilation;
+  return start + (hi < kernel - 1 ? hi : kernel - 1) * dilation;
+}
+
+// The up distance (see the contract) of a window kernel run backwards whose pixel reads every
+// input channel of its window and writes its channels in turn: for a pixel's first byte the
+// highest input read after it is the window's last tap, channel in_c - 1 (when out_c >= 2),
+// and for every byte the highest read of the pixels before it.
+constexpr int32_t raster_up_distance(const WindowGeometry& g) {
+  int64_t distance = 0, earlier = -1;  // earlier: highest input index read by the pixels before
+  for (int32_t b = 0; b < g.batch; ++b) {
+    for (int32_t oy = 0; oy < g.out_h; ++oy) {
+      const int32_t iy = last_tap_inside(oy * g.stride_h - g.pad_top, g.dilation_h, g.kernel_h, g.in_h);
+      for (int32_t ox = 0; ox < g.out_w; ++ox) {
+        const int32_t ix = last_tap_inside(ox * g.stride_w - g.pad_left, g.dilation_w, g.kernel_w, g.in_w);
+        const int64_t first_written = ((static_cast<int64_t>(b) * g.out_h + oy) * g.out_w + ox) * g.out_c;
+        if (earlier >= 0 && earlier - first_written + 1 > distance) distance = earlier - first_written + 1;
+        if (iy < 0 || ix < 0) continue;
+        const int64_t top = ((static_cast<int64_t>(b) * g.in_h + iy) * g.in_w + ix) * g.in_c + g.in_c - 1;
+        if (g.out_c >= 2 && top - first_written + 1 > distance) distance = top - first_written + 1;
+        if (top > earlier) earlier = top;
+      }
+    }
+  }
+  return static_cast<int32_t>(distance);
+}
+
+// Up distances of the matrix kernels run backwards (rows from the last; channels as forwards).
+constexpr int32_t portable_matmul_up_distance(int32_t rows, int32_t k, int32_t n) {
+  int64_t distance = 0;
+  for (int32_t r = rows - 1; r >= 0; --r) {
+    const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
+    if (n >= 2 && x + k - 1 - y + 1 > distance) distance = x + k - 1 - y + 1;      // channel 0, row still read
+    if (r > 0 && x - 1 - (y + n - 1) + 1 > distance) distance = x - 1 - (y + n - 1) + 1;  // last channel
+  }
+  return static_cast<int32_t>(distance);
+}
+
+constexpr int32_t dsp_matmul_up_distance(int32_t rows, int32_t k, int32_t n) {
+  int64_t distance = 0;
+  auto note = [&distance](int64_t written, int64_t highest_read_after) {
+    if (highest_read_after - written + 1 > distance) distance = highest_read_after - written + 1;
+  };
+  const bool open_pairs = n % 2 == 0 ? n >= 4 : n >= 3;  // pairs of channels before the last write
+  for (int32_t r = rows - 2; r >= 0; r -= 2) {
+    const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
+    const int64_t pair_top = x + 2 * k - 1, below = x - 1;  // below: the rows still to do, if r > 0
+    if (open_pairs) note(y, pair_top);
+    if (n % 2 == 0) {
+      if (r > 0) note(y + n - 2, below);
+    } else {
+      note(y + n - 1, pair_top);
+      if (r > 0) note(y + 2 * n - 1, below);
+    }
+  }
+  if (rows % 2 == 1 && open_pairs) note(0, k - 1);
+  return static_cast<int32_t>(distance);
+}
+
 }  // namespace detail
 
 // The portable kernels: plain C++ loops, one MAC at a time.
@@ -92,11 +270,12 @@ namespace portable {
 
 // Pointwise convolution: every output pixel is a matrix-vector product of the
 // same pixel's channels with the OHWI (here [out_c][in_c]) weights.
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const int32_t pixels = p.batch * p.in_h * p.in_w;
-  for (int32_t px = 0; px < pixels; ++px) {
+  for (int32_t i = 0; i < pixels; ++i) {
+    const int32_t px = kBackward ? pixels - 1 - i : i;
     const T* x = in + px * p.in_c;
     T* y = out + px * p.out_c;
     for (int32_t oc = 0; oc < p.out_c; ++oc) {
@@ -109,13 +288,16 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
 // Depthwise convolution (groups == in_c): output channel oc reads input channel
 // oc / multiplier; weights [kh][kw][out_c].  Taps that fall in the padding
 // contribute nothing (ORT pads with the input zero point).
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const int32_t depth_multiplier = p.out_c / p.in_c;
-  for (int32_t b = 0; b < p.batch; ++b) {
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+  for (int32_t bi = 0; bi < p.batch; ++bi) {
+    const int32_t b = kBackward ? p.batch - 1 - bi : bi;
+    for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
+      const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
+      for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
+        const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
         for (int32_t oc = 0; oc < p.out_c; ++oc) {
           const int32_t ic = oc / depth_multiplier;
@@ -171,10 +353,11 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  for (int32_t r = 0; r < p.rows; ++r) {
+  for (int32_t i = 0; i < p.rows; ++i) {
+    const int32_t r = kBackward ? p.rows - 1 - i : i;
     const T* x = in + r * p.in_features;
     T* y = out + r * p.out_features;
     for (int32_t o = 0; o < p.out_features; ++o) {
@@ -212,20 +395,73 @@ namespace selected_kernels = v6m;
 namespace selected_kernels = portable;
 #endif
 
+// The Helium and ARMv6-M kernels run forwards only, in the portable kernels' raster order (their
+// comments say how they read and write): a call that runs backwards takes the portable loops.
+#if TIGHTFIT_USE_MVE_KERNELS || TIGHTFIT_USE_V6M_KERNELS
+#define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 1
+#else
+#define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 0
+#endif
+
 // Pointwise convolution (1x1, unit strides, no pads, one group): every output
-// pixel is a matrix-vector product with the [out_c][in_c] weights.
-template <typename T, typename TW>
+// pixel is a matrix-vector product with the [out_c][in_c] weights.  kBackward:
+// the pixels from the last (the output may then lie above the input).
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  selected_kernels::conv_pointwise(p, in, weights, bias, multipliers, out);
+#if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
+  if constexpr (kBackward) {
+    portable::conv_pointwise<T, TW, true>(p, in, weights, bias, multipliers, out);
+  } else {
+    selected_kernels::conv_pointwise<T, TW>(p, in, weights, bias, multipliers, out);
+  }
+#else
+  selected_kernels::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
+#endif
 }
 
-// Depthwise convolution (groups == in_c), weights [kh][kw][out_c].
-template <typename T, typename TW>
+// Output over the input: the larger of the portable and DSP loop orders.
+constexpr int32_t conv_pointwise_distance(const ConvParams& p) {
+  const int32_t rows = p.batch * p.in_h * p.in_w;
+  const int32_t portable = detail::portable_matmul_distance(rows, p.in_c, p.out_c);
+  const int32_t dsp = detail::dsp_matmul_distance(rows, p.in_c, p.out_c);
+  return portable > dsp ? portable : dsp;
+}
+
+// Output above the input, run backwards: the larger of the two loop orders.
+constexpr int32_t conv_pointwise_up_distance(const ConvParams& p) {
+  const int32_t rows = p.batch * p.in_h * p.in_w;
+  const int32_t portable = detail::portable_matmul_up_distance(rows, p.in_c, p.out_c);
+  const int32_t dsp = detail::dsp_matmul_up_distance(rows, p.in_c, p.out_c);
+  return portable > dsp ? portable : dsp;
+}
+
+// Depthwise convolution (groups == in_c), weights [kh][kw][out_c].  kBackward:
+// the pixels from the last.
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  selected_kernels::conv_depthwise(p, in, weights, bias, multipliers, out);
+#if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
+  if constexpr (kBackward) {
+    portable::conv_depthwise<T, TW, true>(p, in, weights, bias, multipliers, out);
+  } else {
+    selected_kernels::conv_depthwise<T, TW>(p, in, weights, bias, multipliers, out);
+  }
+#else
+  selected_kernels::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
+#endif
 }
+
+// Output over the input: pixel by pixel; output channel oc reads input channel oc / multiplier
+// of the window (portable), 4 channels at a time then one by one (DSP, multiplier 1: the same).
+constexpr int32_t conv_depthwise_distance(const ConvParams& p) {
+  const int32_t multiplier = p.out_c / p.in_c;
+  const int32_t within = p.out_c >= 2 ? (p.out_c - 1) - (p.out_c - 1) / multiplier : kNoOverlap;
+  return detail::raster_distance(detail::conv_window(p), within);
+}
+
+// Output above the input, run backwards (the same for the DSP path's blocks of 4 channels).
+constexpr int32_t conv_depthwise_up_distance(const ConvParams& p) { return detail::raster_up_distance(detail::conv_window(p)); }
 
 // General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
 template <typename T, typename TW>
@@ -234,25 +470,77 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   selected_kernels::conv_general(p, in, weights, bias, multipliers, out);
 }
 
+// Output over the input: pixel by pixel, output channel oc from its group's input channels of
+// the window (portable; the DSP kernels copy the window first, or go by pairs of channels:
+// never more).
+constexpr int32_t conv_general_distance(const ConvParams& p) {
+  const int32_t group_in_c = p.in_c / p.groups, group_out_c = p.out_c / p.groups;
+  int32_t within = kNoOverlap;
+  for (int32_t next = 1; next < p.out_c; ++next) {  // the channel after a write: its group's first input
+    const int32_t exceed = next - (next / group_out_c) * group_in_c;
+    within = exceed > within ? exceed : within;
+  }
+  return detail::raster_distance(detail::conv_window(p), within);
+}
+
 // ONNX QLinearConv (ORT: QLinearConv + MlasRequantizeOutput), NHWC, choosing
-// the depthwise, pointwise or general path from the parameters.
-template <typename T, typename TW>
+// the depthwise, pointwise or general path from the parameters.  kBackward runs
+// the depthwise and pointwise paths backwards (the general path has no such
+// order: conv_up_distance() says it may not overlap that way).
+template <typename T, typename TW, bool kBackward = false>
 inline void conv(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const float* multipliers,
                  T* out) {
   if (conv_is_depthwise(p)) {
-    conv_depthwise(p, in, weights, bias, multipliers, out);
+    conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else if (conv_is_pointwise(p)) {
-    conv_pointwise(p, in, weights, bias, multipliers, out);
+    conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
     conv_general(p, in, weights, bias, multipliers, out);
   }
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
-template <typename T, typename TW>
+// kBackward: the rows from the last.
+template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  selected_kernels::fully_connected(p, in, weights, bias, multipliers, out);
+#if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
+  if constexpr (kBackward) {
+    portable::fully_connected<T, TW, true>(p, in, weights, bias, multipliers, out);
+  } else {
+    selected_kernels::fully_connected<T, TW>(p, in, weights, bias, multipliers, out);
+  }
+#else
+  selected_kernels::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
+#endif
+}
+
+// Output over the input: as the pointwise convolution, rows for pixels.
+constexpr int32_t fully_connected_distance(const FullyConnectedParams& p) {
+  const int32_t portable = detail::portable_matmul_distance(p.rows, p.in_features, p.out_features);
+  const int32_t dsp = detail::dsp_matmul_distance(p.rows, p.in_features, p.out_features);
+  return portable > dsp ? portable : dsp;
+}
+
+// Output above the input, run backwards: as the pointwise convolution.
+constexpr int32_t fully_connected_up_distance(const FullyConnectedParams& p) {
+  const int32_t portable = detail::portable_matmul_up_distance(p.rows, p.in_features, p.out_features);
+  const int32_t dsp = detail::dsp_matmul_up_distance(p.rows, p.in_features, p.out_features);
+  return portable > dsp ? portable : dsp;
+}
+
+// conv<T, TW, true>()'s output above its input; the general path runs forwards only.
+constexpr int32_t conv_up_distance(const ConvParams& p) {
+  return conv_is_depthwise(p)   ? conv_depthwise_up_distance(p)
+         : conv_is_pointwise(p) ? conv_pointwise_up_distance(p)
+                                : kNoOverlap;
+}
+
+// conv()'s output over its input: the distance of the path it takes.
+constexpr int32_t conv_distance(const ConvParams& p) {
+  return conv_is_depthwise(p)   ? conv_depthwise_distance(p)
+         : conv_is_pointwise(p) ? conv_pointwise_distance(p)
+                                : conv_general_distance(p);
 }
 
 // ONNX MaxPool on int8/uint8 (exact; padded taps are skipped).
@@ -281,6 +569,13 @@ inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
   }
 }
 
+// Output over the input: pixel by pixel, channel c from channel c of the window.
+constexpr int32_t max_pool_distance(const MaxPoolParams& p) {
+  return detail::raster_distance({p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.kernel_h,
+                                  p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left},
+                                 p.channels >= 2 ? 0 : kNoOverlap);
+}
+
 // com.microsoft QLinearGlobalAveragePool (ORT: MlasQLinearGlobalAveragePoolNhwc):
 // integer sum minus zero point * image size, then requantized.
 template <typename T>
@@ -296,6 +591,10 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
     }
   }
 }
+
+// Output over the input: 0. Channel c of an image is written after its last read, and the
+// channels after it start above it.
+constexpr int32_t global_average_pool_distance(const GlobalAveragePoolParams&) { return 0; }
 
 // com.microsoft QLinearAveragePool (ORT: qlinear_pool.cc): each tap dequantized
 // to float, summed row by row in float, divided by the count, quantized with
@@ -346,6 +645,16 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
       }
     }
   }
+}
+
+// Output over the input: the whole-image case as the global pool, else as max_pool().
+constexpr int32_t average_pool_distance(const AveragePoolParams& p) {
+  const bool whole_image = p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 && p.pad_left == 0 &&
+                           p.pad_bottom == 0 && p.pad_right == 0;
+  if (whole_image) return 0;
+  return detail::raster_distance({p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.kernel_h,
+                                  p.kernel_w, p.stride_h, p.stride_w, 1, 1, p.pad_top, p.pad_left},
+                                 p.channels >= 2 ? 0 : kNoOverlap);
 }
 
 namespace detail {
@@ -402,6 +711,9 @@ inline void add(const AddParams& p, const T* a, const T* b, T* out) {
   }
 }
 
+// Output over operand 0 (a) or 1 (b): 0 when that operand has the output's shape, else none.
+constexpr int32_t add_distance(const AddParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
+
 // com.microsoft QLinearMul (ORT: MlasQLinearMulKernel, SSE2): the integer
 // product of the centred inputs, times the ratio, plus the output zero point,
 // rounded half to even and saturated.
@@ -415,6 +727,9 @@ inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
   });
 }
 
+// Output over operand 0 (a) or 1 (b): as add_distance().
+constexpr int32_t mul_distance(const MulParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
+
 // A 256-entry table indexed by the input's byte: QLinearSigmoid,
 // QLinearLeakyRelu, Tanh between Dequantize/QuantizeLinear, and requantization
 // (ORT: QLinearLookupTableTransform).  Tables come from host.hpp.
@@ -424,6 +739,9 @@ inline void lookup(const uint8_t* table, const T* in, T* out, int32_t count) {
     out[i] = static_cast<T>(table[static_cast<uint8_t>(in[i])]);
   }
 }
+
+// Output over the input: 0 (element i is read, then written at i).
+constexpr int32_t lookup_distance() { return 0; }
 
 // com.microsoft QLinearConcat.
 template <typename T>
@@ -475,6 +793,10 @@ inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* 
     }
   }
 }
+
+// Output over the input: 0 (each row is read whole before its element i is written, and
+// element i is read before it is written; later rows lie above).
+constexpr int32_t softmax_distance() { return 0; }
 
 // ONNX Pad, mode constant, 4-D.
 template <typename T>
@@ -559,5 +881,8 @@ inline void clamp(const ClampParams& p, const T* in, T* out) {
     out[i] = static_cast<T>(clamp_int(static_cast<int32_t>(in[i]), p.min, p.max));
   }
 }
+
+// Output over the input: 0 (element i is read, then written at i).
+constexpr int32_t clamp_distance() { return 0; }
 
 }  // namespace tightfit

@@ -22,7 +22,7 @@
 // loads are 4-byte memcpy, or memory operands of assembly blocks: one LDR on
 // Cortex-M4/M7, which allow unaligned LDR):
 //  * pointwise conv and fully connected: 2 rows (pixels) x 2 output channels
-//    at a time, so every loaded input word serves two channels and every
+//    at a time (rows outermost, so that the output may overlap the input), so every loaded input word serves two channels and every
 //    weight word two pixels; both halves of a word are widened to 16-bit
 //    pairs (SXTB16, and SXTB16 with ROR #8) and summed with SMLAD: 16 MACs per
 //    4 loads, 8 widenings and 8 SMLAD.  The input zero point is folded into
@@ -338,62 +338,92 @@ inline int32_t mac_1x1(const T* x, const TW* w, int32_t n, int32_t x_offset, int
   return a;
 }
 
-// out[r][o] = requant(bias[o] + sum_k (x[r][k] - zx)(w[o][k] - zw)): the
-// pointwise conv (rows = pixels) and the fully connected layer.
+// Weight sums cached on the stack by matmul(): up to this many output channels (1 KiB); the
+// channels past it have theirs recomputed for every pair of rows.
+constexpr int32_t kCachedWeightSums = 256;
+
+// bias[o] - zx * sum_k (w[o][k] - zw): where channel o's sum starts for a pair of rows.
+template <typename TW, bool kWeightOffset>
+__attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, int32_t x_zero_point, int32_t wo, const Output& out) {
+  return wrapping_add(out.base(o), static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
+                                                        static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w + o * k, k, wo))));
+}
+
+// One pair of rows (x0, x0 + k) against every channel, into (y0, y0 + n): the channels two at a
+// time, then an odd last one row by row. Out of line, so that the caller's loop state does not
+// take the registers of the multiply-accumulate loop (inlined, it made that loop spill: +44%
+// instructions on DS-CNN's pointwise layers).
 template <typename T, typename TW, bool kWeightOffset>
-inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, int32_t x_zero_point,
-                   int32_t w_zero_point, const Output& out, T* y) {
-  const int32_t xo = offset_pair(x_zero_point), wo = offset_pair(w_zero_point);
+__attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t k, int32_t n, const int32_t* start,
+                                               int32_t cached, int32_t x_zero_point, int32_t xo, int32_t wo,
+                                               const Output& out, T* y0) {
   int32_t o = 0;
   for (; o + 2 <= n; o += 2) {
-    const TW* w0 = w + o * k;
-    const int32_t b0 = out.base(o), b1 = out.base(o + 1);
+    const int32_t c0 = o < cached ? start[o] : pair_start<TW, kWeightOffset>(w, k, o, x_zero_point, wo, out);
+    const int32_t c1 = o + 1 < cached ? start[o + 1] : pair_start<TW, kWeightOffset>(w, k, o + 1, x_zero_point, wo, out);
+    int32_t a00 = c0, a01 = c1, a10 = c0, a11 = c1;
+    mac_2x2<T, TW, kWeightOffset>(x0, w + o * k, k, k, wo, a00, a01, a10, a11);
     const float m0 = out.multiplier(o), m1 = out.multiplier(o + 1);
-    int32_t r = 0;
-    if (rows >= 2) {
-      // The input's zero point, once per pair of channels: -zx * sum(w - zw).
-      const int32_t c0 = wrapping_add(b0, static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
-                                                               static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w0, k, wo))));
-      const int32_t c1 = wrapping_add(b1, static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
-                                                               static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w0 + k, k, wo))));
-      for (; r + 2 <= rows; r += 2) {
-        const T* x0 = x + r * k;
-        int32_t a00 = c0, a01 = c1, a10 = c0, a11 = c1;
-        mac_2x2<T, TW, kWeightOffset>(x0, w0, k, k, wo, a00, a01, a10, a11);
-        T* y0 = y + r * n + o;
-        y0[0] = out.template operator()<T>(a00, m0);
-        y0[1] = out.template operator()<T>(a01, m1);
-        y0[n] = out.template operator()<T>(a10, m0);
-        y0[n + 1] = out.template operator()<T>(a11, m1);
-      }
-    }
-    if (r < rows) {
-      int32_t a0 = b0, a1 = b1;
-      mac_1x2<T, TW, kWeightOffset>(x + r * k, w0, k, k, xo, wo, a0, a1);
-      y[r * n + o] = out.template operator()<T>(a0, m0);
-      y[r * n + o + 1] = out.template operator()<T>(a1, m1);
-    }
+    y0[o] = out.template operator()<T>(a00, m0);
+    y0[o + 1] = out.template operator()<T>(a01, m1);
+    y0[n + o] = out.template operator()<T>(a10, m0);
+    y0[n + o + 1] = out.template operator()<T>(a11, m1);
   }
   if (o < n) {
     const int32_t b0 = out.base(o);
     const float m0 = out.multiplier(o);
-    for (int32_t r = 0; r < rows; ++r) {
-      y[r * n + o] =
-          out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x + r * k, w + o * k, k, xo, wo, b0), m0);
+    y0[o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0, w + o * k, k, xo, wo, b0), m0);
+    y0[n + o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0 + k, w + o * k, k, xo, wo, b0), m0);
+  }
+}
+
+// out[r][o] = requant(bias[o] + sum_k (x[r][k] - zx)(w[o][k] - zw)): the
+// pointwise conv (rows = pixels) and the fully connected layer.
+//
+// Loop order (the overlap distances of kernels.hpp, dsp_matmul_distance() and
+// dsp_matmul_up_distance(), follow it): rows in pairs, outermost, so that an input row is dead
+// once its pair is done and the output may be written over it; within a pair, the channels two
+// at a time, then an odd last channel one row at a time; an odd last row alone at the end.
+// kBackward: the pairs from the last, the odd row (row 0) at the end.
+template <typename T, typename TW, bool kWeightOffset, bool kBackward>
+inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, int32_t x_zero_point,
+                   int32_t w_zero_point, const Output& out, T* y) {
+  const int32_t xo = offset_pair(x_zero_point), wo = offset_pair(w_zero_point);
+  // The input's zero point, once per channel: bias - zx * sum(w - zw) starts each pair of rows.
+  int32_t start[kCachedWeightSums];
+  const int32_t cached = rows >= 2 ? (n < kCachedWeightSums ? n : kCachedWeightSums) : 0;
+  for (int32_t o = 0; o < cached; ++o) start[o] = pair_start<TW, kWeightOffset>(w, k, o, x_zero_point, wo, out);
+  for (int32_t pair = 0; pair < rows / 2; ++pair) {
+    const int32_t r = kBackward ? rows - 2 - 2 * pair : 2 * pair;
+    matmul_row_pair<T, TW, kWeightOffset>(x + r * k, w, k, n, start, cached, x_zero_point, xo, wo, out, y + r * n);
+  }
+  if (rows % 2 == 1) {
+    const int32_t r = kBackward ? 0 : rows - 1;
+    const T* x0 = x + r * k;
+    T* y0 = y + r * n;
+    int32_t o = 0;
+    for (; o + 2 <= n; o += 2) {
+      int32_t a0 = out.base(o), a1 = out.base(o + 1);
+      mac_1x2<T, TW, kWeightOffset>(x0, w + o * k, k, k, xo, wo, a0, a1);
+      y0[o] = out.template operator()<T>(a0, out.multiplier(o));
+      y0[o + 1] = out.template operator()<T>(a1, out.multiplier(o + 1));
     }
+    if (o < n)
+      y0[o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0, w + o * k, k, xo, wo, out.base(o)),
+                                         out.multiplier(o));
   }
 }
 
 }  // namespace simd
 
 namespace portable {
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward>
 inline void conv_pointwise(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward>
 inline void conv_depthwise(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
 template <typename T, typename TW>
 inline void conv_general(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward>
 inline void fully_connected(const FullyConnectedParams&, const T*, const TW*, const int32_t*, const float*, T*);
 }  // namespace portable
 
@@ -452,7 +482,7 @@ inline void dw_tap(const T* x, const TW* w, int32_t offset, int32_t xo, int32_t 
 }
 #undef TIGHTFIT_DW_TAP
 
-template <typename T, typename TW, bool kWeightOffset>
+template <typename T, typename TW, bool kWeightOffset, bool kBackward>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const simd::Output o =
@@ -464,12 +494,15 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   const int32_t x_tap_step = p.dilation_w * channels;
   const int32_t two_channels = 2 * channels;
   const bool three_taps = p.kernel_w == 3 && p.dilation_w == 1;
-  for (int32_t b = 0; b < p.batch; ++b) {
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+  for (int32_t bi = 0; bi < p.batch; ++bi) {
+    const int32_t b = kBackward ? p.batch - 1 - bi : bi;
+    for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
+      const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
       conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+      for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
+        const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
         conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
@@ -721,23 +754,24 @@ inline bool dsp_weights(int32_t weight_zero_point) {
   return kWeightOffsetOf<TW> || weight_zero_point == 0;
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  if (!dsp_weights<TW>(p.weight_zero_point)) return portable::conv_pointwise(p, in, weights, bias, multipliers, out);
+  if (!dsp_weights<TW>(p.weight_zero_point))
+    return portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   const simd::Output o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  simd::matmul<T, TW, kWeightOffsetOf<TW>>(p.batch * p.in_h * p.in_w, p.in_c, p.out_c, in, weights,
+  simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.batch * p.in_h * p.in_w, p.in_c, p.out_c, in, weights,
                                            p.input_zero_point, p.weight_zero_point, o, out);
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   if (p.out_c != p.in_c || !dsp_weights<TW>(p.weight_zero_point)) {
-    portable::conv_depthwise(p, in, weights, bias, multipliers, out);
+    portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
-    impl::conv_depthwise<T, TW, kWeightOffsetOf<TW>>(p, in, weights, bias, multipliers, out);
+    impl::conv_depthwise<T, TW, kWeightOffsetOf<TW>, kBackward>(p, in, weights, bias, multipliers, out);
   }
 }
 
@@ -751,13 +785,14 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   }
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  if (!dsp_weights<TW>(p.weight_zero_point)) return portable::fully_connected(p, in, weights, bias, multipliers, out);
+  if (!dsp_weights<TW>(p.weight_zero_point))
+    return portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   const simd::Output o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  simd::matmul<T, TW, kWeightOffsetOf<TW>>(p.rows, p.in_features, p.out_features, in, weights, p.input_zero_point,
+  simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.rows, p.in_features, p.out_features, in, weights, p.input_zero_point,
                                            p.weight_zero_point, o, out);
 }
 
