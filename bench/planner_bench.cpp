@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
       problem.regions.push_back({"ram", UINT64_MAX, alignment});
       problem.buffers = plan::read_csv(file.string(), alignment);
       const plan::Plan result = plan::solve(problem, plan::Options{time_limit, {}});
-      const plan::Problem tflm{problem.regions, plan::read_csv(file.string(), 1)};  // TFLM knows no alignment
+      const plan::Problem tflm{problem.regions, plan::read_csv(file.string(), 1), {}};  // TFLM knows no alignment
       const std::uint64_t greedy = plan::greedy_by_size(tflm, 1).peak;
       const std::vector<std::string> errors = plan::validate(problem, result);
       const double gap = result.lower_bound ? 100.0 * (result.peak - result.lower_bound) / result.lower_bound : 0.0;

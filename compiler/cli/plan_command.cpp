@@ -47,7 +47,7 @@ void run_plan(const PlanArguments& args) {
   // TFLite Micro's greedy planner on the same buffers, added in row order: on the sizes as given
   // and with every size rounded up to 16 bytes first, as its MicroAllocator does. TFLM knows no
   // --alignment: the rows are read without one.
-  const plan::Problem tflm{problem.regions, plan::read_csv(args.csv_path, 1)};
+  const plan::Problem tflm{problem.regions, plan::read_csv(args.csv_path, 1), {}};
   fmt::print("peak={} lower_bound={} status={} time_ms={:.1f} tflm_greedy={} tflm_greedy_align16={}\n", result.peak,
              result.lower_bound, plan::status_name(result.status), result.time_ms, plan::greedy_by_size(tflm, 1).peak,
              plan::greedy_by_size(tflm, plan::kTflmSizeGranule).peak);

@@ -183,7 +183,7 @@ std::uint64_t tflm_greedy_bytes(const plan::Problem& problem, const schedule::Li
     return std::make_pair(scratch, scratch ? 0 : problem.buffers[b].first_step);
   };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
-  plan::Problem tflm{problem.regions, {}};
+  plan::Problem tflm{problem.regions, {}, {}};
   for (const std::size_t b : order) tflm.buffers.push_back(problem.buffers[b]);
   return plan::greedy_by_size(tflm).peak;
 }

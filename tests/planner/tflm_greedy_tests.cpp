@@ -45,12 +45,12 @@ std::vector<std::map<std::string, std::string>> read_rows(const std::string& pat
 // but the size rounding).
 Problem instance(const std::string& file) {
   const std::string path = kReference + (file.rfind("random_", 0) == 0 ? "/" : "/minimalloc/") + file;
-  return Problem{{Region{"arena", UINT64_MAX, 1}}, read_csv(path, 1)};
+  return Problem{{Region{"arena", UINT64_MAX, 1}}, read_csv(path, 1), {}};
 }
 
 // Buffers live at steps 0 and 1, all of them together, of these sizes, added in this order.
 Problem live_together(const std::vector<std::uint64_t>& sizes) {
-  Problem problem{{Region{"arena", UINT64_MAX, 1}}, {}};
+  Problem problem{{Region{"arena", UINT64_MAX, 1}}, {}, {}};
   for (const std::uint64_t size : sizes) {
     Buffer b;
     b.name = "b" + std::to_string(problem.buffers.size());

@@ -243,7 +243,7 @@ TEST_CASE("element-wise kernels compute in place, and corrupt their output one b
   check_distance("clamp", [&](const uint8_t* in, uint8_t* out) {
     tightfit::clamp(clamp, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
   }, count, count, tightfit::clamp_distance(), tightfit::clamp_distance());
-  const tightfit::SoftmaxParams softmax{3, 11, -128, 256.0f};
+  const tightfit::SoftmaxParams softmax{3, 11, -128, 256.0f, -128, 127, 1};
   float exp_table[256];
   for (int i = 0; i < 256; ++i) exp_table[i] = static_cast<float>(i + 1) / 256.0f;
   check_distance("softmax", [&](const uint8_t* in, uint8_t* out) {
