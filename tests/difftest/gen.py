@@ -12,8 +12,14 @@ that ONNX Runtime's float path on the QDQ form may show against the integer resu
 requantizing layer may round one LSB the other way (float rounding near a .5), and an earlier
 difference grows by the layer's gain. docs/hardening.md documents the distributions below.
 """
+import os
+import sys
+
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'models'))
+import make_models  # noqa: E402  (the test models' graph writer)
 
 MS = 'com.microsoft'
 QRANGE = {'int8': (-128, 127), 'uint8': (0, 255)}
@@ -633,20 +639,12 @@ def make_inputs(net, seed):
 # ----------------------------------------------------------------------------
 # The two ONNX forms
 # ----------------------------------------------------------------------------
-class Graph:
+class Graph(make_models.G):
+    """The test models' graph writer (nodes, initializers by name) for one Net."""
+
     def __init__(self, net):
+        super().__init__()
         self.net = net
-        self.nodes = []
-        self.inits = {}
-
-    def init(self, name, arr):
-        if name not in self.inits:
-            self.inits[name] = numpy_helper.from_array(np.asarray(arr), name)
-        return name
-
-    def node(self, op, ins, outs, domain=None, **attrs):
-        self.nodes.append(helper.make_node(op, ins, outs if isinstance(outs, list) else [outs],
-                                           name=f'{op}_{len(self.nodes)}', domain=domain, **attrs))
 
     def qparams(self, t):
         return self.scale(t), self.zero_point(t)
