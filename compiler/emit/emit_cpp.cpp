@@ -22,23 +22,6 @@
 namespace tightfit::emit {
 namespace {
 
-// The geometry of a requantizing convolution: shapes, strides, dilations, pads and groups (the
-// quantization fields left 0).
-tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
-  const Tensor &x = g.tensors[n.inputs[0]], &w = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];
-  const auto& a = n.attrs;
-  tightfit::ConvParams p{};
-  p.batch = i32(x.shape[0]);
-  p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.in_c = i32(x.shape[3]);
-  p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]), p.out_c = i32(y.shape[3]);
-  p.kernel_h = i32(w.shape[2]), p.kernel_w = i32(w.shape[3]);
-  p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
-  p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
-  p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
-  p.groups = i32(a.group);
-  return p;
-}
-
 tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
   const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
   const auto& a = n.attrs;

@@ -114,15 +114,7 @@ struct Emit : Emission {
     require_per_tensor(n, x);
     require_per_tensor(n, y);
     const auto& a = n.attrs;
-    tightfit::ConvParams p{};
-    p.batch = i32(x.shape[0]);
-    p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.in_c = i32(x.shape[3]);
-    p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]), p.out_c = i32(y.shape[3]);
-    p.kernel_h = i32(w.shape[2]), p.kernel_w = i32(w.shape[3]);
-    p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
-    p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
-    p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
-    p.groups = i32(a.group);
+    tightfit::ConvParams p = conv_geometry(g_, n);
     p.input_zero_point = x.quant.zero_point[0];
     p.weight_zero_point = weight_zero_point(n, w);
     p.output_zero_point = y.quant.zero_point[0];
