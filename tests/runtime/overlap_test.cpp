@@ -53,10 +53,11 @@ Bytes run_apart(const Kernel& kernel, const Bytes& input, size_t out_bytes) {
 // try; at `tight_distance` - 1 some try differs (unless `tight_distance` is nullopt). The
 // output lies below the input, or `above` it for a kernel run backwards.
 // Returns whether the nearer run differed; `require_tight` false leaves that to the caller (a
-// max pool can only show an overwritten byte that beats its window's maximum).
+// max pool can only show an overwritten byte that beats its window's maximum). `granule`: the
+// input's element size, so that the farther distances tried keep its elements aligned.
 bool check_distance(const std::string& what, const Kernel& kernel, size_t in_bytes, size_t out_bytes,
                     int32_t distance, std::optional<int32_t> tight_distance, bool above = false,
-                    bool require_tight = true) {
+                    bool require_tight = true, int32_t granule = 1) {
   INFO(what << ": in " << in_bytes << " B, out " << out_bytes << " B, distance " << distance << (above ? " above" : ""));
   const auto run = [&](const Bytes& input, int64_t d) {
     return run_overlapped(kernel, input, out_bytes, above ? -d : d);
@@ -67,7 +68,7 @@ bool check_distance(const std::string& what, const Kernel& kernel, size_t in_byt
   for (int attempt = 0; attempt < 40; ++attempt) {
     const Bytes input = random_bytes(in_bytes);
     const Bytes expected = run_apart(kernel, input, out_bytes);
-    for (const int32_t more : {0, 1, 3}) REQUIRE(run(input, distance + more) == expected);
+    for (const int32_t more : {0, 1, 3}) REQUIRE(run(input, distance + more * granule) == expected);
     if (tight_distance && !corrupted && run(input, *tight_distance - 1) != expected)
       corrupted = true;
     if ((corrupted || !tight_distance) && attempt >= 3) break;
@@ -258,7 +259,7 @@ TEST_CASE("element-wise kernels compute in place, and corrupt their output one b
   const tightfit::AccumulatorRequantizeParams rq{count, 1e-7f, 0, 0.5f, 1, -128, 127};
   check_distance("requantize accumulator", [&](const uint8_t* in, uint8_t* out) {
     tightfit::requantize_accumulator(rq, reinterpret_cast<const int32_t*>(in), reinterpret_cast<int8_t*>(out));
-  }, 4 * count, count, tightfit::requantize_accumulator_distance(), std::nullopt);
+  }, 4 * count, count, tightfit::requantize_accumulator_distance(), std::nullopt, false, true, 4);
 }
 
 TEST_CASE("add and mul write over an operand of the output's shape, never over a broadcast one") {
