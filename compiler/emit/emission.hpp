@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,6 +79,40 @@ inline tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
   p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
   p.groups = i32(a.group);
   return p;
+}
+
+inline tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  return {i32(x.shape[0]), i32(x.shape[1]), i32(x.shape[2]), i32(x.shape[3]), i32(y.shape[1]), i32(y.shape[2]),
+          i32(a.kernel_shape[0]), i32(a.kernel_shape[1]), i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)),
+          i32(attr_or(a.dilations, 0, 1)), i32(attr_or(a.dilations, 1, 1)), i32(attr_or(a.pads, 0, 0)),
+          i32(attr_or(a.pads, 1, 0))};
+}
+
+inline tightfit::AveragePoolParams average_pool_params(const Graph& g, const Node& n) {
+  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
+  const auto& a = n.attrs;
+  return {i32(x.shape[0]),        i32(x.shape[1]),        i32(x.shape[2]),        i32(x.shape[3]),
+          i32(y.shape[1]),        i32(y.shape[2]),        i32(a.kernel_shape[0]), i32(a.kernel_shape[1]),
+          i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)), i32(attr_or(a.pads, 0, 0)),
+          i32(attr_or(a.pads, 1, 0)),    i32(attr_or(a.pads, 2, 0)),    i32(attr_or(a.pads, 3, 0)),
+          a.count_include_pad ? 1 : 0,   x.quant.scale[0],              x.quant.zero_point[0],
+          y.quant.scale[0],              y.quant.zero_point[0]};
+}
+
+// The broadcast of a binary node, or nullopt beyond 4 dimensions.
+inline std::optional<tightfit::BinaryShape> binary_shape_of(const Graph& g, const Node& n) {
+  const Tensor &a = g.tensors[n.inputs[0]], &b = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];
+  const std::size_t rank = y.shape.size();
+  if (rank > 4) return std::nullopt;
+  auto dims = [&](const Tensor& t) {
+    std::vector<std::int32_t> d(rank, 1);
+    for (std::size_t i = 0; i < t.shape.size(); ++i) d[rank - t.shape.size() + i] = i32(t.shape[i]);
+    return d;
+  };
+  const auto yd = dims(y), ad = dims(a), bd = dims(b);
+  return tightfit::binary_shape(yd.data(), ad.data(), bd.data(), static_cast<int>(rank));
 }
 
 // The state of one emission, shared by every Emission working on it.
@@ -234,16 +269,9 @@ class Emission {
   }
 
   std::string binary_shape(const Node& n) const {
-    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
-    const std::size_t rank = y.shape.size();
-    if (rank > 4) refuse(n, "broadcasting over more than 4 dimensions is not supported");
-    auto dims = [&](const Tensor& t) {
-      std::vector<std::int32_t> d(rank, 1);
-      for (std::size_t i = 0; i < t.shape.size(); ++i) d[rank - t.shape.size() + i] = i32(t.shape[i]);
-      return d;
-    };
-    const auto yd = dims(y), ad = dims(a), bd = dims(b);
-    const tightfit::BinaryShape s = tightfit::binary_shape(yd.data(), ad.data(), bd.data(), static_cast<int>(rank));
+    const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g_, n);
+    if (!shape) refuse(n, "broadcasting over more than 4 dimensions is not supported");
+    const tightfit::BinaryShape& s = *shape;
     auto four = [](const std::int32_t* v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
     return fmt::format("{{{},{},{}}}", four(s.out_dims), four(s.a_strides), four(s.b_strides));
   }

@@ -22,40 +22,6 @@
 namespace tightfit::emit {
 namespace {
 
-tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
-  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
-  const auto& a = n.attrs;
-  return {i32(x.shape[0]), i32(x.shape[1]), i32(x.shape[2]), i32(x.shape[3]), i32(y.shape[1]), i32(y.shape[2]),
-          i32(a.kernel_shape[0]), i32(a.kernel_shape[1]), i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)),
-          i32(attr_or(a.dilations, 0, 1)), i32(attr_or(a.dilations, 1, 1)), i32(attr_or(a.pads, 0, 0)),
-          i32(attr_or(a.pads, 1, 0))};
-}
-
-tightfit::AveragePoolParams average_pool_params(const Graph& g, const Node& n) {
-  const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
-  const auto& a = n.attrs;
-  return {i32(x.shape[0]),        i32(x.shape[1]),        i32(x.shape[2]),        i32(x.shape[3]),
-          i32(y.shape[1]),        i32(y.shape[2]),        i32(a.kernel_shape[0]), i32(a.kernel_shape[1]),
-          i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)), i32(attr_or(a.pads, 0, 0)),
-          i32(attr_or(a.pads, 1, 0)),    i32(attr_or(a.pads, 2, 0)),    i32(attr_or(a.pads, 3, 0)),
-          a.count_include_pad ? 1 : 0,   x.quant.scale[0],              x.quant.zero_point[0],
-          y.quant.scale[0],              y.quant.zero_point[0]};
-}
-
-// The broadcast of a binary node, or nullopt beyond 4 dimensions.
-std::optional<tightfit::BinaryShape> binary_shape_of(const Graph& g, const Node& n) {
-  const Tensor &a = g.tensors[n.inputs[0]], &b = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];
-  const std::size_t rank = y.shape.size();
-  if (rank > 4) return std::nullopt;
-  auto dims = [&](const Tensor& t) {
-    std::vector<std::int32_t> d(rank, 1);
-    for (std::size_t i = 0; i < t.shape.size(); ++i) d[rank - t.shape.size() + i] = i32(t.shape[i]);
-    return d;
-  };
-  const auto yd = dims(y), ad = dims(a), bd = dims(b);
-  return tightfit::binary_shape(yd.data(), ad.data(), bd.data(), static_cast<int>(rank));
-}
-
 class Emitter : public Emission {
  public:
   using Emission::Emission;

@@ -35,16 +35,13 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void average_pool(const std::string& id, const Node& n) {
-    const Tensor &x = in(n, 0), &y = out(n);
-    const auto& a = n.attrs;
+    const tightfit::AveragePoolParams p = average_pool_params(g_, n);
     const std::string block = params(
         "AveragePoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
-                    x.shape[3], y.shape[1], y.shape[2], a.kernel_shape[0], a.kernel_shape[1],
-                    attr_or(a.strides, 0, 1), attr_or(a.strides, 1, 1), attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0),
-                    attr_or(a.pads, 2, 0), attr_or(a.pads, 3, 0), a.count_include_pad ? 1 : 0,
-                    float_literal(x.quant.scale[0]), x.quant.zero_point[0], float_literal(y.quant.scale[0]),
-                    y.quant.zero_point[0]),
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels,
+                    p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
+                    p.pad_bottom, p.pad_right, p.count_include_pad, float_literal(p.input_scale), p.input_zero_point,
+                    float_literal(p.output_scale), p.output_zero_point),
         19);
     call(n, fmt::format("tightfit::average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));

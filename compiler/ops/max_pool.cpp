@@ -32,13 +32,11 @@ struct Emit : Emission {
     const Tensor &x = in(n, 0), &y = out(n);
     if (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)
       refuse(n, "MaxPool must keep its input's quantization");
-    const auto& a = n.attrs;
+    const tightfit::MaxPoolParams p = max_pool_params(g_, n);
     const std::string block = params(
         "MaxPoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2], x.shape[3],
-                    y.shape[1], y.shape[2], a.kernel_shape[0], a.kernel_shape[1], attr_or(a.strides, 0, 1),
-                    attr_or(a.strides, 1, 1), attr_or(a.dilations, 0, 1), attr_or(a.dilations, 1, 1),
-                    attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0)),
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w,
+                    p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left),
         14);
     call(n, fmt::format("tightfit::max_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
