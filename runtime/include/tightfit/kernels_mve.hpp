@@ -342,7 +342,7 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
         conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         const T* x_first =
             in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
         const TW* w_first = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
@@ -413,7 +413,7 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
             }
           }
         }
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         row_times_weights(patch, weights, len, p.out_c, p.input_zero_point, p.weight_zero_point, o, y);
       }
     }
@@ -439,7 +439,7 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
     const int32_t pixels = p.batch * p.in_h * p.in_w;
     for (int32_t px = 0; px < pixels; ++px)
       row_times_weights(in + px * p.in_c, weights, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point, o,
-                        out + px * p.out_c);
+                        out + px * conv_out_stride(p));
   }
 }
 

@@ -49,7 +49,14 @@ struct ConvParams {
   int32_t output_zero_point;
   int32_t output_min, output_max;
   int32_t per_channel;  // 1: multipliers[out_c]; 0: multipliers[0] for all
+  // Elements from one output pixel to the next, conv_out_stride(): out_c (written 0, the value
+  // of a block that leaves it out), or more when the output is the channel slice of a Concat's
+  // output written in place (docs/rewrites.md), whose pixels also hold the other inputs'
+  // channels. Every variant of conv() honours it.
+  int32_t out_stride;
 };
+
+constexpr int32_t conv_out_stride(const ConvParams& p) { return p.out_stride > 0 ? p.out_stride : p.out_c; }
 
 // True when conv() reads its weights in the depthwise layout [kh][kw][out_c].
 constexpr bool conv_is_depthwise(const ConvParams& p) { return p.groups > 1 && p.groups == p.in_c; }
