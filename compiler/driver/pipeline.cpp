@@ -432,8 +432,8 @@ CompiledModel compile_model(const CompileOptions& options) {
 
   // 2. The schedule: channels-last activations, float edges moved into the API.
   schedule::to_channels_last(m.graph);
-  const ir::Graph copying = m.graph;  // every Concat copies its inputs
-  if (options.zero_copy_concat) m.in_place = passes::zero_copy_concats(m.graph);
+  std::vector<passes::InPlaceInput> candidates;  // step 3 chooses which of them to write in place
+  if (options.zero_copy_concat) candidates = passes::zero_copy_candidates(m.graph);
 
   std::vector<PinSpec> pins = options.pins;
   if (!options.memory_file.empty()) {
@@ -441,26 +441,47 @@ CompiledModel compile_model(const CompileOptions& options) {
   } else {
     m.regions.push_back({"arena", options.max_ram, options.arena_section});
   }
-  // 3. The order and 4. the memory plan. With Concat inputs written in place, the graph whose
-  // Concats copy is planned too (each gets half the time): writing in place makes a Concat's
-  // output live from its first part on, which can raise the peak; the smaller arena wins, the
-  // zero-copy one on a tie (it copies nothing).
+  // 3. The order and 4. the memory plan. With Concat inputs that can be written in place, which
+  // of them are is chosen here: writing in place makes a Concat's output live from its first part
+  // on, which can raise the peak. Planned: all in place, none, then each input turned the other
+  // way in turn, kept when the arena shrinks (the in-place side wins ties: it copies less). The
+  // plans share the planner's time limit.
   const auto start = std::chrono::steady_clock::now();
-  const double share = m.in_place.empty() ? 1.0 : 0.5;
-  std::optional<Scheduled> chosen =
-      order_and_plan(options, m.graph, m.regions, pins, options.time_limit_seconds * share, m.order);
-  if (!m.in_place.empty()) {
+  std::size_t plans_left = candidates.empty() ? 1 : 2 + candidates.size();
+  auto plan_with = [&](const std::vector<bool>& in_place, OrderChoice& order) {
+    ir::Graph graph = m.graph;
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      if (in_place[k]) passes::write_in_place(graph, candidates[k]);
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    OrderChoice copying_order;
-    Scheduled copying_plan = order_and_plan(options, copying, m.regions, pins,
-                                            std::max(0.0, options.time_limit_seconds - spent), copying_order);
+    const double seconds = std::max(0.0, options.time_limit_seconds - spent) / static_cast<double>(plans_left--);
+    return order_and_plan(options, graph, m.regions, pins, seconds, order);
+  };
+  std::vector<bool> in_place(candidates.size(), true);
+  std::optional<Scheduled> chosen = plan_with(in_place, m.order);
+  if (!candidates.empty()) {
     m.zero_copy_arena_bytes = chosen->plan.peak;
-    m.copying_arena_bytes = copying_plan.plan.peak;
-    if (better_plan(copying_plan.plan, chosen->plan, false)) {
-      chosen = std::move(copying_plan);
-      m.order = copying_order;
-      m.in_place.clear();
+    OrderChoice order;
+    const std::vector<bool> none(candidates.size(), false);
+    Scheduled copying = plan_with(none, order);
+    m.copying_arena_bytes = copying.plan.peak;
+    if (!better_plan(chosen->plan, copying.plan, false)) {  // a tie starts from the copies: the walk may find less
+      chosen = std::move(copying);
+      m.order = order;
+      in_place = none;
     }
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      in_place[k] = !in_place[k];
+      Scheduled s = plan_with(in_place, order);
+      // Into place on a tie (a copy less), back to a copy only for a smaller arena.
+      if (better_plan(s.plan, chosen->plan, false) || (in_place[k] && !better_plan(chosen->plan, s.plan, false))) {
+        chosen = std::move(s);
+        m.order = order;
+      } else {
+        in_place[k] = !in_place[k];
+      }
+    }
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      if (in_place[k]) m.in_place.push_back(candidates[k]);
   }
   m.graph = std::move(chosen->graph);
   m.lifetimes = std::move(chosen->lifetimes);

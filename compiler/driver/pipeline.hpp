@@ -69,8 +69,8 @@ struct CompiledModel {
   OrderChoice order;
   std::vector<passes::PadFold> pad_folds;  // the Pads folded away, for the report
   std::vector<passes::InPlaceInput> in_place;  // the Concat inputs written in place, for the report
-  // When some Concat input could be written in place: the arenas planned with them in place and
-  // with every Concat copying (the smaller was kept, in_place emptied if it was the second).
+  // When some Concat input could be written in place: the arenas planned with all of them in place
+  // and with every Concat copying (the plan kept may have some in place: in_place lists them).
   std::optional<std::uint64_t> zero_copy_arena_bytes, copying_arena_bytes;
   schedule::Lifetimes lifetimes;
   std::vector<RegionSpec> regions;

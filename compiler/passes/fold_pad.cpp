@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "passes/passes.hpp"
+#include "passes/uses.hpp"
 
 namespace tightfit::passes {
 
@@ -30,11 +31,6 @@ std::optional<std::array<std::int64_t, 4>> spatial_pads(const ir::Node& pad) {
   if (p.size() != 8 || p[0] != 0 || p[1] != 0 || p[4] != 0 || p[5] != 0) return std::nullopt;
   if (std::any_of(p.begin(), p.end(), [](std::int64_t v) { return v < 0; })) return std::nullopt;
   return std::array<std::int64_t, 4>{p[2], p[3], p[6], p[7]};
-}
-
-bool same_quant(const ir::Tensor& a, const ir::Tensor& b) {
-  return a.dtype == b.dtype && a.quant.scale == b.quant.scale && a.quant.zero_point == b.quant.zero_point &&
-         a.quant.axis == b.quant.axis;
 }
 
 // Every pool window keeps a tap inside the image with these pads.
@@ -71,14 +67,9 @@ bool pool_folds(const ir::Node& consumer, const ir::Node* producer, const ir::Te
 }  // namespace
 
 std::vector<PadFold> fold_pads(ir::Graph& g) {
-  std::vector<int> readers(g.tensors.size(), 0);
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    for (auto id : g.nodes[i].inputs)
-      if (id != ir::kNoTensor) ++readers[id];
-    for (auto id : g.nodes[i].outputs) producer[id] = static_cast<int>(i);
-  }
-  for (auto id : g.outputs) ++readers[id];
+  const TensorUses uses = tensor_uses(g);
+  const std::vector<int>& readers = uses.readers;
+  const std::vector<int>& producer = uses.producer;
 
   std::vector<PadFold> folds;
   std::vector<bool> removed(g.nodes.size(), false);

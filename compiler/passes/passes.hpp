@@ -37,15 +37,19 @@ struct InPlaceInput {
   std::string producer_op;       // its operator (ir::op_name)
   std::string tensor;            // the input, with no buffer of its own any more
   std::uint64_t bytes = 0;       // its size
+  ir::TensorId input = ir::kNoTensor, output = ir::kNoTensor;  // the input and the Concat's output
   std::int64_t offset = 0;       // where it starts in the output, in elements
   std::int64_t pixel_stride = 0;  // elements from one of its pixels to the next
   bool contiguous = false;       // its part of the output is one block
 };
 
-// Marks every Concat input that the Concat only copies and that its producer can write in place
-// (Tensor::slice_of; zero_copy_concat.cpp says when). Run after the channels-last stage. The
-// Concat then copies only its other inputs. Returns the inputs marked, in node order.
-std::vector<InPlaceInput> zero_copy_concats(ir::Graph& graph);
+// Every Concat input that the Concat only copies and that its producer can write in place
+// (zero_copy_concat.cpp says when), in node order. Run after the channels-last stage.
+std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& graph);
+
+// Marks one of them in the graph (Tensor::slice_of): its producer writes it into the Concat's
+// output, which then copies only its other inputs.
+void write_in_place(ir::Graph& graph, const InPlaceInput& input);
 
 // Removes the tensors that no node and no graph input or output refers to (the importer creates
 // constants before it knows whether a fold consumes them), renumbering the rest in order.

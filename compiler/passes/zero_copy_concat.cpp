@@ -14,15 +14,11 @@
 #include <algorithm>
 
 #include "passes/passes.hpp"
+#include "passes/uses.hpp"
 
 namespace tightfit::passes {
 
 namespace {
-
-bool same_quant(const ir::Tensor& a, const ir::Tensor& b) {
-  return a.dtype == b.dtype && a.quant.scale == b.quant.scale && a.quant.zero_point == b.quant.zero_point &&
-         a.quant.axis == b.quant.axis && !a.quant.per_channel();
-}
 
 bool contains(const std::vector<ir::TensorId>& ids, ir::TensorId id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
@@ -30,17 +26,12 @@ bool contains(const std::vector<ir::TensorId>& ids, ir::TensorId id) {
 
 }  // namespace
 
-std::vector<InPlaceInput> zero_copy_concats(ir::Graph& g) {
-  std::vector<int> readers(g.tensors.size(), 0);
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    for (auto id : g.nodes[i].inputs)
-      if (id != ir::kNoTensor) ++readers[id];
-    for (auto id : g.nodes[i].outputs) producer[id] = static_cast<int>(i);
-  }
-  for (auto id : g.outputs) ++readers[id];
+std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& g) {
+  const TensorUses uses = tensor_uses(g);
+  const std::vector<int>& readers = uses.readers;
+  const std::vector<int>& producer = uses.producer;
 
-  std::vector<InPlaceInput> in_place;
+  std::vector<InPlaceInput> candidates;
   for (const ir::Node& concat : g.nodes) {
     if (concat.op != ir::OpKind::Concat) continue;
     const ir::TensorId y = concat.outputs[0];
@@ -53,7 +44,7 @@ std::vector<InPlaceInput> zero_copy_concats(ir::Graph& g) {
     const bool channel_slices = out.layout == ir::Layout::ChannelsLast && out.shape.size() == 4 && axis == 3;
     std::int64_t start = 0;  // along the axis
     for (const ir::TensorId t : concat.inputs) {
-      ir::Tensor& x = g.tensors[t];
+      const ir::Tensor& x = g.tensors[t];
       const std::int64_t extent = x.shape[axis];
       start += extent;
       const int p = producer[t];
@@ -62,24 +53,28 @@ std::vector<InPlaceInput> zero_copy_concats(ir::Graph& g) {
         continue;
       const ir::Node& writer = g.nodes[static_cast<std::size_t>(p)];
       if (writer.outputs.size() != 1 || writer.op == ir::OpKind::Reshape || writer.op == ir::OpKind::Concat) continue;
-      const bool strided_writer = writer.op == ir::OpKind::Conv;
+      InPlaceInput in{concat.name, writer.name, ir::op_name(writer.op), x.name, static_cast<std::uint64_t>(x.bytes()),
+                      t, y, 0, 0, outer == 1};
       if (outer == 1) {
-        x.slice_of = y;
-        x.slice_offset = (start - extent) * after;
-        x.slice_pixel_stride = x.shape.empty() ? 0 : x.shape.back();
-      } else if (channel_slices && strided_writer) {
-        x.slice_of = y;
-        x.slice_offset = start - extent;
-        x.slice_pixel_stride = out.shape[3];
+        in.offset = (start - extent) * after;
+        in.pixel_stride = x.shape.empty() ? 0 : x.shape.back();
+      } else if (channel_slices && writer.op == ir::OpKind::Conv) {
+        in.offset = start - extent;
+        in.pixel_stride = out.shape[3];
       } else {
         continue;
       }
-      in_place.push_back({concat.name, writer.name, ir::op_name(writer.op), x.name,
-                          static_cast<std::uint64_t>(x.bytes()), x.slice_offset, x.slice_pixel_stride,
-                          outer == 1});
+      candidates.push_back(in);
     }
   }
-  return in_place;
+  return candidates;
+}
+
+void write_in_place(ir::Graph& g, const InPlaceInput& in) {
+  ir::Tensor& x = g.tensors[in.input];
+  x.slice_of = in.output;
+  x.slice_offset = in.offset;
+  x.slice_pixel_stride = in.pixel_stride;
 }
 
 }  // namespace tightfit::passes

@@ -190,7 +190,7 @@ std::string compile_flags() {
 // (clamp included) with the same flags.
 const std::vector<std::string> kRepresentative = {"ops_s8.qop.onnx",  "ops_u8.qdq.onnx",  "ops2_s8.qdq.onnx",
                                                   "ops2_u8.qop.onnx", "conv_u8.qdq.onnx", "dscnn.qop.onnx",
-                                                  "unet.qdq.onnx",    "multi_io.qop.onnx"};
+                                                  "unet.qdq.onnx",    "multi_io.qop.onnx", "padfold_u8.qop.onnx"};
 const std::vector<std::string> kEveryKernel = {
     "conv", "fully_connected", "max_pool", "average_pool", "global_average_pool", "add", "mul", "lookup", "concat",
     "softmax", "pad", "transpose", "resize_nearest", "quantize_linear", "dequantize_linear"};
@@ -753,9 +753,9 @@ TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided
     std::uint64_t arena, copying_arena;
   };
   // inception: two of its eight Concat inputs share the Concat's quantization; inception_shared:
-  // all eight (its peak is the block input beside the Concat's output: no smaller); multi_io: a
-  // Gemm writes its half of a [1, 16] Concat.
-  for (const Case& c : {Case{"inception.qop.onnx", 2, 2, 21504, 22528}, Case{"inception_shared.qop.onnx", 8, 0, 22528, 22528},
+  // all eight do, six are kept in place (all eight plan no smaller than none: the block input stays
+  // live beside the whole Concat output); multi_io: a Gemm writes its half of a [1, 16] Concat.
+  for (const Case& c : {Case{"inception.qop.onnx", 2, 2, 21504, 22528}, Case{"inception_shared.qop.onnx", 6, 1, 20480, 22528},
                         Case{"multi_io.qop.onnx", 1, 1, 710, 710}}) {
     INFO(c.file);
     const json& e = entry(c.file);
@@ -770,7 +770,7 @@ TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided
     for (const json& r : report["rewrites"]) written += r["technique"] == "zero_copy_concat";
     CHECK(written == c.in_place);
     CHECK(report["arena_bytes"].get<std::uint64_t>() == c.arena);
-    CHECK(report["comparisons"]["zero_copy_concat_bytes"].get<std::uint64_t>() == c.arena);
+    CHECK(report["comparisons"]["zero_copy_concat_bytes"].get<std::uint64_t>() >= c.arena);
     CHECK(report["comparisons"]["copying_concat_bytes"].get<std::uint64_t>() == c.copying_arena);
     CHECK(copying_report["arena_bytes"].get<std::uint64_t>() == c.copying_arena);
     CHECK(copying_report["rewrites"].empty());
