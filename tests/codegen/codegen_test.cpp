@@ -775,5 +775,16 @@ TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided
     CHECK(copying_report["arena_bytes"].get<std::uint64_t>() == c.copying_arena);
     CHECK(copying_report["rewrites"].empty());
     CHECK(count_of(read_text(dir / "in_place.build" / "m.cpp"), "tightfit::concat<") == 2 * c.concat_calls);
+    // A Concat output written in part before the Concat's step is no overlap pair's output (the
+    // pair's distances are for a buffer written whole at its step), and neither are the parts.
+    std::set<std::string> concats_in_place, written_in_place;
+    for (const json& r : report["rewrites"]) {
+      concats_in_place.insert(r["node"].get<std::string>());
+      written_in_place.insert(r["into"].get<std::string>());
+    }
+    for (const json& o : report["overlaps"]) {
+      CHECK(concats_in_place.count(o["node"].get<std::string>()) == 0);
+      CHECK(written_in_place.count(o["node"].get<std::string>()) == 0);
+    }
   }
 }
