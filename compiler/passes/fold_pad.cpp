@@ -84,6 +84,7 @@ std::vector<PadFold> fold_pads(ir::Graph& g) {
     auto reader = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const ir::Node& n) {
       return std::find(n.inputs.begin(), n.inputs.end(), padded) != n.inputs.end();
     });
+    if (reader == g.nodes.end()) continue;  // its one reader is the graph's output
     ir::Node& consumer = *reader;
     if (consumer.inputs[0] != padded) continue;
     const bool conv = consumer.op == ir::OpKind::Conv;
