@@ -434,10 +434,16 @@ def quantize(net, stats):
     stats = {k: grid_out(*v) for k, v in stats.items()}
     stats.update(net.fixed_range)
     if net.concat_shares_range:
-        # As TFLite's converter and PyTorch's quantizers do: a Concat and its inputs share one range.
+        # As TFLite's converter and PyTorch's quantizers do: a Concat and its inputs share one range
+        # (through the pass-through layers that keep their input's quantization).
+        made_by = {L['out']: L for L in net.layers}
+        def sources(t):
+            while t in made_by and made_by[t]['op'] in PASS_THROUGH:
+                t = made_by[t]['ins'][0]
+            return t
         for L in reversed(net.layers):
             if L['op'] == 'concat':
-                ts = L['ins'] + [L['out']]
+                ts = [sources(t) for t in L['ins']] + [L['out']]
                 lo, hi = min(stats[t][0] for t in ts), max(stats[t][1] for t in ts)
                 for t in ts:
                     stats[t] = (lo, hi)
@@ -963,6 +969,16 @@ def m_inception_shared():
     return n
 
 
+def m_unet_shared():
+    n = m_unet()
+    n.name = 'unet_shared'
+    n.concat_shares_range = True
+    n.description = ('unet quantized with each Concat and its inputs sharing one scale and zero point (as TFLite\'s '
+                     'converter and PyTorch\'s quantizers do): the Resize outputs are written in place. ' +
+                     n.description)
+    return n
+
+
 def m_unet():
     n = Net('unet', 'int8', 'per-tensor', 26,
             'Small U-Net on 1x1x32x32: two encoder levels (2x Conv+Relu, MaxPool), bottleneck, two decoder '
@@ -1099,6 +1115,7 @@ MODELS = {'conv_s8': m_conv_s8, 'conv_u8': m_conv_u8, 'ops_s8': m_ops_s8, 'ops_u
           'dscnn': m_dscnn,
           'resnet8': m_resnet8, 'mobilenet_v1_025': m_mobilenet, 'autoencoder': m_autoencoder,
           'digits_cnn': m_digits, 'inception': m_inception, 'inception_shared': m_inception_shared, 'unet': m_unet,
+          'unet_shared': m_unet_shared,
           'chain50': m_chain50,
           'padfold_s8': m_padfold, 'padfold_u8': lambda: m_padfold('padfold_u8', 'uint8', 32)}
 for _op in ('sigmoid', 'tanh', 'leakyrelu', 'softmax', 'add', 'mul', 'concat', 'avgpool', 'gap'):
@@ -1132,7 +1149,7 @@ def write_json_atomic(path, obj):
 
 
 GROUPS = {'dscnn': 'mlperf', 'resnet8': 'mlperf', 'mobilenet_v1_025': 'mlperf', 'autoencoder': 'mlperf',
-          'digits_cnn': 'trained', 'inception': 'branchy', 'inception_shared': 'branchy', 'unet': 'branchy', 'chain50': 'deep'}
+          'digits_cnn': 'trained', 'inception': 'branchy', 'inception_shared': 'branchy', 'unet': 'branchy', 'unet_shared': 'branchy', 'chain50': 'deep'}
 
 
 def build(fn):

@@ -64,6 +64,12 @@ inline std::int64_t attr_or(const std::vector<std::int64_t>& v, std::size_t i, s
   return i < v.size() ? v[i] : fallback;
 }
 
+// Elements from one pixel of NHWC tensor `y` to the next as its producer writes it: its channel
+// count, or the Concat output's when it is written in place (Tensor::slice_of).
+inline std::int32_t pixel_stride_of(const Tensor& y) {
+  return i32(y.slice_of != ir::kNoTensor ? y.slice_pixel_stride : y.shape.back());
+}
+
 // The geometry of a requantizing convolution: shapes, strides, dilations, pads and groups (the
 // quantization fields left 0).
 inline tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
@@ -78,7 +84,7 @@ inline tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
   p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
   p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
   p.groups = i32(a.group);
-  p.out_stride = y.slice_of != ir::kNoTensor ? i32(y.slice_pixel_stride) : p.out_c;
+  p.out_stride = pixel_stride_of(y);
   return p;
 }
 

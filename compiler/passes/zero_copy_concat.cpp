@@ -7,8 +7,9 @@
 //    that is not 1: H of a single-image NHWC tensor, or C after a global pool): any kernel
 //    writes it, as it would its own buffer, at an offset;
 //  * strided, a channel concat of NHWC images: each pixel's channels of this input lie at their
-//    channel offset inside the output's pixel. Only the requantizing convolution writes such an
-//    output (ConvParams::out_stride, honoured by every variant of its kernels).
+//    channel offset inside the output's pixel. The requantizing convolution (ConvParams::out_stride,
+//    honoured by every variant of its kernels) and Resize (ResizeNearestParams::out_stride) write
+//    such an output.
 // The input must be read by the Concat alone (once), be no graph input or output, and be written
 // by a node of its own (not a view); the Concat's output must not itself lie in another tensor.
 #include <algorithm>
@@ -58,7 +59,7 @@ std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& g) {
       if (outer == 1) {
         in.offset = (start - extent) * after;
         in.pixel_stride = x.shape.empty() ? 0 : x.shape.back();
-      } else if (channel_slices && writer.op == ir::OpKind::Conv) {
+      } else if (channel_slices && (writer.op == ir::OpKind::Conv || writer.op == ir::OpKind::Resize)) {
         in.offset = start - extent;
         in.pixel_stride = out.shape[3];
       } else {

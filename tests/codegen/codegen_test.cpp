@@ -67,7 +67,7 @@ constexpr Bound kBounds[] = {
     {"unit_mul_s8", 0, 0},       {"unit_mul_u8", 0, 0},       {"unit_concat_s8", 0, 0},
     {"unit_concat_u8", 0, 0},    {"unit_avgpool_s8", 0, 0},   {"unit_avgpool_u8", 0, 1},
     {"unit_gap_s8", 0, 0},       {"unit_gap_u8", 0, 0},       {"padfold_s8", 0, 0},
-    {"padfold_u8", 0, 1},        {"inception_shared", 0, 0},
+    {"padfold_u8", 0, 1},        {"inception_shared", 0, 0},  {"unet_shared", 0, 0},
 };
 
 const Bound* find_bound(const std::string& name) {
@@ -754,9 +754,11 @@ TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided
   };
   // inception: two of its eight Concat inputs share the Concat's quantization; inception_shared:
   // all eight do, six are kept in place (all eight plan no smaller than none: the block input stays
-  // live beside the whole Concat output); multi_io: a Gemm writes its half of a [1, 16] Concat.
+  // live beside the whole Concat output); multi_io: a Gemm writes its half of a [1, 16] Concat;
+  // unet_shared: each decoder's Resize writes its channels into the Concat with the skip (the
+  // skip, read by a MaxPool too, is copied).
   for (const Case& c : {Case{"inception.qop.onnx", 2, 2, 21504, 22528}, Case{"inception_shared.qop.onnx", 6, 1, 20480, 22528},
-                        Case{"multi_io.qop.onnx", 1, 1, 710, 710}}) {
+                        Case{"multi_io.qop.onnx", 1, 1, 710, 710}, Case{"unet_shared.qop.onnx", 2, 2, 36864, 49152}}) {
     INFO(c.file);
     const json& e = entry(c.file);
     const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();

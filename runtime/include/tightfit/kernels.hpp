@@ -859,7 +859,7 @@ inline void resize_nearest(const ResizeNearestParams& p, const T* in, T* out) {
       const T* row = in + (b * p.in_h + p.h_index[oy]) * p.in_w * p.channels;
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         const T* x = row + p.w_index[ox] * p.channels;
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * pixel_stride(p.out_stride, p.channels);
         for (int32_t c = 0; c < p.channels; ++c) y[c] = x[c];
       }
     }
