@@ -1,4 +1,6 @@
 // AveragePool: 2-D; attrs kernel_shape, strides, pads, count_include_pad, ceil_mode.
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -48,12 +50,17 @@ struct Emit : Emission {
   }
 };
 
+schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t) {
+  return overlap_distances(tightfit::average_pool_distance(emit::average_pool_params(g, n)), tightfit::kNoOverlap);
+}
+
 }  // namespace
 
 extern const Operator kAveragePool{
     ir::OpKind::AveragePool,
     {{"", "AveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
      {"com.microsoft", "QLinearAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).average_pool(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).average_pool(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

@@ -1,4 +1,6 @@
 // GlobalAveragePool: the mean over H and W of a 4-D input, per channel.
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -47,12 +49,17 @@ struct Emit : Emission {
   }
 };
 
+schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+  return overlap_distances(tightfit::global_average_pool_distance({}), tightfit::kNoOverlap);
+}
+
 }  // namespace
 
 extern const Operator kGlobalAveragePool{
     ir::OpKind::GlobalAveragePool,
     {{"", "GlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
      {"com.microsoft", "QLinearGlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).global_average_pool(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).global_average_pool(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

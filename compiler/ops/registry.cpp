@@ -3,6 +3,7 @@
 
 #include "error.hpp"
 #include "ops/operator.hpp"
+#include "tightfit/kernels.hpp"
 
 namespace tightfit::ops {
 
@@ -26,6 +27,18 @@ const std::vector<const Operator*>& operators() {
 }
 
 const Operator& of(ir::OpKind kind) { return *operators().at(static_cast<std::size_t>(kind)); }
+
+schedule::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+  const Operator& op = of(node.op);
+  return op.overlap ? op.overlap(graph, node, input) : schedule::OverlapDistances{};
+}
+
+schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above) {
+  auto bytes = [](std::int32_t d) {
+    return d == tightfit::kNoOverlap ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(d));
+  };
+  return {bytes(below), bytes(above)};
+}
 
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type) {
   const std::string d = domain == "ai.onnx" ? "" : domain;

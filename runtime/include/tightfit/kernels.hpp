@@ -761,14 +761,32 @@ inline void concat(const ConcatParams& p, const T* const* inputs, const uint8_t*
   }
 }
 
+// QLinearSoftmax converts its rounded quotient to an integer with a plain C++
+// cast, which is undefined for a value out of range (e * floor(1 / y_scale)
+// overflows to inf on a row whose maximum dominates and y_scale < 1/148). ORT's
+// x86-64 build is the reference, so out-of-range values convert as x86 does:
+// int8 casts to int32 (cvttss2si: NaN and out of range give INT32_MIN), uint8
+// casts to uint32 through a 64-bit cvttss2si (the low 32 bits of the int64
+// result; NaN and beyond 2^63 give 0).  An ARM core saturates instead, so the
+// kernel cannot leave the cast to the compiler.
+inline int32_t x86_float_to_int32(float v) {
+  if (!(v >= -2147483648.0f && v < 2147483648.0f)) return static_cast<int32_t>(0x80000000u);
+  return static_cast<int32_t>(v);
+}
+inline uint32_t x86_float_to_uint32(float v) {
+  if (v >= 0.0f && v < 4294967296.0f) return static_cast<uint32_t>(v);
+  if (!(v >= -9223372036854775808.0f && v < 9223372036854775808.0f)) return 0;
+  return static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(v)));
+}
+
 // com.microsoft QLinearSoftmax (ORT: QlinearSoftmaxCPU with its float table):
 // the table holds exp((i - 255 + shift) * x_scale); each row is shifted so its
 // maximum meets the table's top, the float sum is taken in order, and every
 // output is nearbyint(e * floor(1 / y_scale) / sum) + zero point.
 // QLinearSoftmax (p.wrap) caps at 255 only, so an int8 result above 127 wraps
 // as it does in ORT (onnxruntime 1.23: qlinear_softmax.cc, QlinearSoftmaxCPU
-// <int8_t>); the QDQ form saturates to [output_min, output_max] as its
-// QuantizeLinear does.
+// <int8_t>), and the sum with the zero point wraps in 32 bits; the QDQ form
+// saturates to [output_min, output_max] as its QuantizeLinear does.
 template <typename T>
 inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* out) {
   constexpr bool kSigned = QuantLimits<T>::kMin < 0;
@@ -784,11 +802,21 @@ inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* 
     if (sum == 0.0f) return;  // ORT stops here too
     for (int32_t i = 0; i < p.row_len; ++i) {
       const float e = table[static_cast<uint8_t>(x[i] + shift)];
-      const int32_t q = static_cast<int32_t>(round_half_even((e * p.output_scale_inv) / sum)) + p.output_zero_point;
+      const float v = round_half_even((e * p.output_scale_inv) / sum);
       if (p.wrap) {
-        y[i] = q > 255 ? static_cast<T>(255) : static_cast<T>(q);
+        const uint32_t raw = kSigned ? static_cast<uint32_t>(x86_float_to_int32(v)) : x86_float_to_uint32(v);
+        const uint32_t sum_zp = raw + static_cast<uint32_t>(p.output_zero_point);
+        if (kSigned) {
+          const int32_t q = static_cast<int32_t>(sum_zp);
+          y[i] = static_cast<T>(q > 255 ? 255 : q);
+        } else {
+          y[i] = static_cast<T>(sum_zp > 255u ? 255u : sum_zp);
+        }
       } else {
-        y[i] = static_cast<T>(q < p.output_min ? p.output_min : q > p.output_max ? p.output_max : q);
+        // v >= 0, possibly inf: clamp in float before converting.
+        const float hi = static_cast<float>(p.output_max - p.output_zero_point);
+        const int32_t q = (v < hi ? static_cast<int32_t>(v) : p.output_max - p.output_zero_point) + p.output_zero_point;
+        y[i] = static_cast<T>(q < p.output_min ? p.output_min : q);
       }
     }
   }
