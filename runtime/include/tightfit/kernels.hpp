@@ -395,9 +395,11 @@ namespace selected_kernels = v6m;
 namespace selected_kernels = portable;
 #endif
 
-// The Helium and ARMv6-M kernels run forwards only, in the portable kernels' raster order (their
-// comments say how they read and write): a call that runs backwards takes the portable loops.
-#if TIGHTFIT_USE_MVE_KERNELS || TIGHTFIT_USE_V6M_KERNELS
+// The ARMv6-M kernels run forwards only, in the portable kernels' raster order (their comments
+// say how they read and write): a call that runs backwards takes the portable loops. The Helium
+// ones run both ways (pointwise, depthwise and fully connected), in the portable or the DSP
+// kernels' orders.
+#if TIGHTFIT_USE_V6M_KERNELS
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 1
 #else
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 0
