@@ -578,6 +578,8 @@ constexpr int32_t max_pool_distance(const MaxPoolParams& p) {
                                  p.channels >= 2 ? 0 : kNoOverlap);
 }
 
+namespace portable {
+
 // com.microsoft QLinearGlobalAveragePool (ORT: MlasQLinearGlobalAveragePoolNhwc):
 // integer sum minus zero point * image size, then requantized.
 template <typename T>
@@ -592,6 +594,18 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
       y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
     }
   }
+}
+
+}  // namespace portable
+
+// The global average pool: Helium's (8 channels a vector) on a core with it, else the portable loop.
+template <typename T>
+inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  mve::global_average_pool(p, in, out);
+#else
+  portable::global_average_pool(p, in, out);
+#endif
 }
 
 // Output over the input: 0. Channel c of an image is written after its last read, and the

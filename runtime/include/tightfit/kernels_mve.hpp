@@ -94,7 +94,9 @@ struct Output {
   // The bias of channels c + 2j (j < 4; 0 past the predicate's lanes, or without a bias): where
   // the sums of the even (c even) or the odd channels of a group of 8 start.
   int32x4_t bias_every_other(int32_t c, mve_pred16_t m) const {
-    return bias != nullptr ? vldrwq_gather_shifted_offset_z_s32(bias + c, vidupq_n_u32(0, 2), m) : vdupq_n_s32(0);
+    if (bias == nullptr) return vdupq_n_s32(0);
+    return m == 0xFFFF ? vldrwq_gather_shifted_offset_s32(bias + c, vidupq_n_u32(0, 2))
+                       : vldrwq_gather_shifted_offset_z_s32(bias + c, vidupq_n_u32(0, 2), m);
   }
 
   // Requantizes the sums of channels c .. c + 7 held as even (c, c + 2, ...) and odd (c + 1, ...)
@@ -104,19 +106,23 @@ struct Output {
   void store_8(int32x4_t even, int32x4_t odd, int32_t c, int32_t count, T* y) const {
     const uint32x4_t every_other = vidupq_n_u32(0, 2);  // 0, 2, 4, 6
     float32x4_t even_scale, odd_scale;
-    if (per_channel) {
+    if (!per_channel) {
+      even_scale = odd_scale = vdupq_n_f32(multipliers[0]);
+    } else if (count == 8) {
+      even_scale = vldrwq_gather_shifted_offset_f32(multipliers + c, every_other);
+      odd_scale = vldrwq_gather_shifted_offset_f32(multipliers + c + 1, every_other);
+    } else {
       even_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c, every_other, vctp32q((count + 1) >> 1));
       odd_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c + 1, every_other, vctp32q(count >> 1));
-    } else {
-      even_scale = odd_scale = vdupq_n_f32(multipliers[0]);
     }
     const int32x4_t e = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(even), even_scale)), lo), hi);
     const int32x4_t o = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(odd), odd_scale)), lo), hi);
     const int16x8_t q = vaddq_n_s16(vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), e), o), static_cast<int16_t>(zero_point));
+    const mve_pred16_t m = count == 8 ? 0xFFFF : vctp16q(count);
     if constexpr (std::is_same_v<T, int8_t>) {
-      vstrbq_p_s16(y + c, q, vctp16q(count));
+      vstrbq_p_s16(y + c, q, m);
     } else {
-      vstrbq_p_u16(y + c, vreinterpretq_u16_s16(q), vctp16q(count));
+      vstrbq_p_u16(y + c, vreinterpretq_u16_s16(q), m);
     }
   }
 };
@@ -429,78 +435,96 @@ struct Depthwise8 {
   int32x4_t even, odd;
 };
 
-// The taps of one output pixel for 8 channels: (x - zx)(w - zw) over ky in [0, rows) and kx in
-// [0, taps) from x_row / w_row, in 16-bit lanes (VMULLB / VMULLT multiply the even and the odd
-// lanes into 32-bit sums). kWeightOffset: the weights' zero point is not 0. kPartial: fewer than
-// 8 channels are left (predicated loads: lanes past the end read as 0 and are never stored).
+// Where one depthwise output pixel's taps are: rows x taps of them inside the image, the first
+// at x / w, the next tap tap_step bytes on in the input (channels bytes in the weights), the
+// next row x_row_step / w_row_step bytes on.
+template <typename T, typename TW>
+struct DepthwiseTaps {
+  const T* x;
+  const TW* w;
+  int32_t rows, taps, x_row_step, tap_step, w_row_step, channels;
+};
+
+// One tap for 8 channels: (x - zx)(w - zw) added to the even and the odd lanes' sums, in 16-bit
+// lanes (VMULLB / VMULLT multiply the even and the odd lanes into 32 bits). kWeightOffset: the
+// weights' zero point is not 0. kPartial: fewer than 8 channels are left (predicated loads: the
+// lanes past the end read as 0 and are never stored).
 template <bool kWeightOffset, bool kPartial, typename T, typename TW>
-inline Depthwise8 depthwise_taps(const T* x_row, const TW* w_row, int32_t rows, int32_t taps, int32_t x_row_step,
-                                 int32_t x_tap_step, int32_t w_row_step, int32_t w_tap_step, int32_t zx, int32_t zw,
-                                 mve_pred16_t m, Depthwise8 start) {
-  Depthwise8 r = start;
-  const int16_t x_offset = static_cast<int16_t>(zx), w_offset = static_cast<int16_t>(zw);
-  for (int32_t ky = 0; ky < rows; ++ky) {
-    const T* xt = x_row;
-    const TW* wt = w_row;
-    for (int32_t kx = 0; kx < taps; ++kx) {
-      int16x8_t xv, wv;
-      if constexpr (kPartial) {
-        xv = widen8(xt, m), wv = widen8(wt, m);
-      } else {
-        xv = widen8(xt), wv = widen8(wt);
-      }
-      xv = vsubq_n_s16(xv, x_offset);
-      if constexpr (kWeightOffset) wv = vsubq_n_s16(wv, w_offset);
-      r.even = vaddq_s32(r.even, vmullbq_int_s16(xv, wv));
-      r.odd = vaddq_s32(r.odd, vmulltq_int_s16(xv, wv));
-      xt += x_tap_step;
-      wt += w_tap_step;
-    }
-    x_row += x_row_step;
-    w_row += w_row_step;
+inline void depthwise_tap(const T* x, const TW* w, int16_t zx, int16_t zw, mve_pred16_t m, Depthwise8& r) {
+  int16x8_t xv, wv;
+  if constexpr (kPartial) {
+    xv = widen8(x, m), wv = widen8(w, m);
+  } else {
+    xv = widen8(x), wv = widen8(w);
   }
-  return r;
+  xv = vsubq_n_s16(xv, zx);
+  if constexpr (kWeightOffset) wv = vsubq_n_s16(wv, zw);
+  r.even = vaddq_s32(r.even, vmullbq_int_s16(xv, wv));
+  r.odd = vaddq_s32(r.odd, vmulltq_int_s16(xv, wv));
+}
+
+// Every tap of one output pixel for channels c .. c + 7, added to r (which holds the bias).
+template <bool kWeightOffset, bool kPartial, typename T, typename TW>
+inline void depthwise_taps(const DepthwiseTaps<T, TW>& t, int32_t c, int16_t zx, int16_t zw, mve_pred16_t m,
+                           Depthwise8& r) {
+  const T* x_row = t.x + c;
+  const TW* w_row = t.w + c;
+  for (int32_t ky = 0; ky < t.rows; ++ky, x_row += t.x_row_step, w_row += t.w_row_step) {
+    const T* x = x_row;
+    const TW* w = w_row;
+    for (int32_t kx = 0; kx < t.taps; ++kx, x += t.tap_step, w += t.channels)
+      depthwise_tap<kWeightOffset, kPartial>(x, w, zx, zw, m, r);
+  }
 }
 
 // Depthwise, depth multiplier 1: out[p][c] = requant(bias[c] + sum over the taps of pixel p
 // inside the image of (x[tap][c] - zx)(w[tap][c] - zw)), 8 channels per pass (the taps inside
-// the image found once per pixel), stored as the even and the odd channels.
-// Reads: for output pixel p, the input pixels of its taps, channels c .. c + 7, then writes
-// y[p][c .. c + 7]; channel groups ascending within a pixel; pixels in raster order, or in
-// reverse raster order when kBackward (the portable kernel's orders: kernels.hpp's
+// the image found once per pixel), the sums starting from the bias and kept as the even and the
+// odd channels. Reads: for output pixel p, the input pixels of its taps, channels c .. c + 7,
+// then writes y[p][c .. c + 7]; channel groups ascending within a pixel; pixels in raster order,
+// or in reverse raster order when kBackward (the portable kernel's orders: kernels.hpp's
 // conv_depthwise_distance and conv_depthwise_up_distance hold for both).
 template <typename T, typename TW, bool kBackward>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t channels = p.in_c;
-  const bool weight_offset = p.weight_zero_point != 0;
-  const int32_t x_row_step = p.dilation_h * p.in_w * channels, x_tap_step = p.dilation_w * channels;
-  const int32_t w_row_step = p.kernel_w * channels;
-  const int32_t pixels = p.batch * p.out_h * p.out_w;
-  for (int32_t i = 0; i < pixels; ++i) {
-    const int32_t q = kBackward ? pixels - 1 - i : i;
-    const int32_t ox = q % p.out_w, oy = (q / p.out_w) % p.out_h, b = q / (p.out_w * p.out_h);
-    const int32_t iy0 = oy * p.stride_h - p.pad_top, ix0 = ox * p.stride_w - p.pad_left;
-    int32_t ky_lo, ky_hi, kx_lo, kx_hi;
-    conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
-    conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
-    const int32_t rows = ky_hi - ky_lo, taps = kx_hi - kx_lo;
-    T* y = out + q * channels;
-    const T* x_first =
-        in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
-    const TW* w_first = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
-    for (int32_t c = 0; c < channels; c += 8) {
-      const int32_t count = channels - c < 8 ? channels - c : 8;
-      const Depthwise8 start{o.bias_every_other(c, vctp32q((count + 1) >> 1)),
-                             o.bias_every_other(c + 1, vctp32q(count >> 1))};
-      const Depthwise8 r =
-          count == 8 && !weight_offset
-              ? depthwise_taps<false, false>(x_first + c, w_first + c, rows, taps, x_row_step, x_tap_step,
-                                             w_row_step, channels, p.input_zero_point, 0, 0xFFFF, start)
-              : depthwise_taps<true, true>(x_first + c, w_first + c, rows, taps, x_row_step, x_tap_step, w_row_step,
-                                           channels, p.input_zero_point, p.weight_zero_point, vctp16q(count), start);
-      o.store_8(r.even, r.odd, c, count, y);
+  const int16_t zx = static_cast<int16_t>(p.input_zero_point), zw = static_cast<int16_t>(p.weight_zero_point);
+  // Whole groups of 8 without predicates when the weights' zero point is 0; the others with.
+  const int32_t whole = zw == 0 ? channels & ~7 : 0;
+  DepthwiseTaps<T, TW> t{nullptr, nullptr, 0, 0, p.dilation_h * p.in_w * channels, p.dilation_w * channels,
+                         p.kernel_w * channels, channels};
+  for (int32_t bi = 0; bi < p.batch; ++bi) {
+    const int32_t b = kBackward ? p.batch - 1 - bi : bi;
+    for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
+      const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
+      const int32_t iy0 = oy * p.stride_h - p.pad_top;
+      int32_t ky_lo, ky_hi;
+      conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      t.rows = ky_hi - ky_lo;
+      for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
+        const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
+        const int32_t ix0 = ox * p.stride_w - p.pad_left;
+        int32_t kx_lo, kx_hi;
+        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        t.taps = kx_hi - kx_lo;
+        t.x = in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
+        t.w = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+        int32_t c = 0;
+        for (; c < whole; c += 8) {
+          Depthwise8 r{o.bias_every_other(c, 0xFFFF), o.bias_every_other(c + 1, 0xFFFF)};
+          depthwise_taps<false, false>(t, c, zx, zw, 0xFFFF, r);
+          o.store_8(r.even, r.odd, c, 8, y);
+        }
+        for (; c < channels; c += 8) {
+          const int32_t count = channels - c < 8 ? channels - c : 8;
+          Depthwise8 r{o.bias_every_other(c, vctp32q((count + 1) >> 1)),
+                       o.bias_every_other(c + 1, vctp32q(count >> 1))};
+          depthwise_taps<true, true>(t, c, zx, zw, vctp16q(count), r);
+          o.store_8(r.even, r.odd, c, count, y);
+        }
+      }
     }
   }
 }
@@ -514,11 +538,25 @@ template <typename T>
 inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy, int32_t ox, T* e) {
   const T padding = static_cast<T>(p.input_zero_point);
   const int32_t row_bytes = p.kernel_w * p.in_c;
-  int32_t kx_lo, kx_hi;
-  const int32_t ix0 = ox * p.stride_w - p.pad_left;
+  int32_t kx_lo, kx_hi, ky_lo, ky_hi;
+  const int32_t ix0 = ox * p.stride_w - p.pad_left, iy0 = oy * p.stride_h - p.pad_top;
   conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+  conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+  if (p.dilation_w == 1 && kx_lo == 0 && kx_hi == p.kernel_w && ky_lo == 0 && ky_hi == p.kernel_h) {
+    // Inside the image: kernel_h runs of row_bytes bytes, one predicated vector each when short.
+    const T* x = in + ((b * p.in_h + iy0) * p.in_w + ix0) * p.in_c;
+    const int32_t x_step = p.dilation_h * p.in_w * p.in_c;
+    if (row_bytes <= 16) {
+      const mve_pred16_t m = vctp8q(row_bytes);
+      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step)
+        vstrbq_p_u8(reinterpret_cast<uint8_t*>(e), vldrbq_z_u8(reinterpret_cast<const uint8_t*>(x), m), m);
+    } else {
+      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step) copy_bytes(e, x, row_bytes);
+    }
+    return;
+  }
   for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes) {
-    const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+    const int32_t iy = iy0 + ky * p.dilation_h;
     if (iy < 0 || iy >= p.in_h || kx_lo >= kx_hi) {
       fill_bytes(e, row_bytes, padding);
     } else if (p.dilation_w == 1) {
@@ -583,6 +621,41 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
 }
 
 }  // namespace impl
+
+// Global average pool (kernels.hpp, global_average_pool): 8 channels at a time, the pixels' bytes
+// summed in 16-bit lanes (128 pixels at most per run: 128 * 255 fits), each run widened into
+// the even and the odd channels' 32-bit sums, which start at -zx * image_size, then requantized
+// as a conv's outputs. Reads channels c .. c + 7 of every pixel of image b, then writes
+// y[b][c .. c + 7]; channel groups ascending, images in order (distance 0, as the portable loop).
+template <typename T>
+inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
+  const float multiplier[1] = {p.multiplier};
+  const Output o = output_of(nullptr, multiplier, 0, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
+  const int32_t start = -p.input_zero_point * p.image_size;
+  constexpr int32_t kRun = 128;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    const T* x = in + b * p.image_size * p.channels;
+    T* y = out + b * p.channels;
+    for (int32_t c = 0; c < p.channels; c += 8) {
+      const int32_t count = p.channels - c < 8 ? p.channels - c : 8;
+      const mve_pred16_t m = vctp16q(count);
+      int32x4_t even = vdupq_n_s32(start), odd = even;
+      for (int32_t first = 0; first < p.image_size; first += kRun) {
+        const int32_t n = p.image_size - first < kRun ? p.image_size - first : kRun;
+        const T* xp = x + first * p.channels + c;
+        int16x8_t sum = vdupq_n_s16(0);
+        if (count == 8) {
+          for (int32_t i = 0; i < n; ++i, xp += p.channels) sum = vaddq_s16(sum, impl::widen8(xp));
+        } else {
+          for (int32_t i = 0; i < n; ++i, xp += p.channels) sum = vaddq_s16(sum, impl::widen8(xp, m));
+        }
+        even = vaddq_s32(even, vmovlbq_s16(sum));
+        odd = vaddq_s32(odd, vmovltq_s16(sum));
+      }
+      o.store_8(even, odd, c, count, y);
+    }
+  }
+}
 
 // The MVE kernels; same contract as the portable ones (kernels.hpp). Activations and weights of
 // the same signedness (VMLADAV multiplies like with like); the others take the portable loops.
