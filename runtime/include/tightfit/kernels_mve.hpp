@@ -118,11 +118,18 @@ struct Output {
     const int32x4_t e = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(even), even_scale)), lo), hi);
     const int32x4_t o = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(odd), odd_scale)), lo), hi);
     const int16x8_t q = vaddq_n_s16(vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), e), o), static_cast<int16_t>(zero_point));
-    const mve_pred16_t m = count == 8 ? 0xFFFF : vctp16q(count);
     if constexpr (std::is_same_v<T, int8_t>) {
-      vstrbq_p_s16(y + c, q, m);
+      if (count == 8) {
+        vstrbq_s16(y + c, q);
+      } else {
+        vstrbq_p_s16(y + c, q, vctp16q(count));
+      }
     } else {
-      vstrbq_p_u16(y + c, vreinterpretq_u16_s16(q), m);
+      if (count == 8) {
+        vstrbq_u16(y + c, vreinterpretq_u16_s16(q));
+      } else {
+        vstrbq_p_u16(y + c, vreinterpretq_u16_s16(q), vctp16q(count));
+      }
     }
   }
 };
@@ -298,18 +305,17 @@ inline void step_2x2(V a, V b, V u, V v, Dots2x2& r) {
   r.d11 = lanes::dot(r.d11, b, v);
 }
 
+// r += the dots of the 2 x 2 block over `steps` whole vectors and a tail of `tail` bytes.
 template <typename T>
-inline Dots2x2 dot_2x2(const T* x0, const T* x1, const T* w0, const T* w1, int32_t n) {
-  Dots2x2 r;
-  for (int32_t left = n >> 4; left > 0; --left) {
+inline void dot_2x2(const T* x0, const T* x1, const T* w0, const T* w1, int32_t steps, int32_t tail, Dots2x2& r) {
+  for (; steps > 0; --steps) {
     step_2x2(lanes::load(x0), lanes::load(x1), lanes::load(w0), lanes::load(w1), r);
     x0 += 16, x1 += 16, w0 += 16, w1 += 16;
   }
-  if ((n & 15) != 0) {
-    const mve_pred16_t m = vctp8q(n & 15);
+  if (tail != 0) {
+    const mve_pred16_t m = vctp8q(tail);
     step_2x2(lanes::load(x0, m), lanes::load(x1, m), lanes::load(w0, m), lanes::load(w1, m), r);
   }
-  return r;
 }
 
 // Where the sums of up to kStartChannels output channels start, on the stack (the matrix
@@ -332,6 +338,29 @@ struct PairStarts {
   }
 };
 
+// One block of pair_times_weights: the sums of channels c and c + 1 over both rows from their
+// starts, requantized in one vector and stored at y + to (lanes: (row 0, c), (row 0, c + 1),
+// (row 1, c), (row 1, c + 1)). An odd last channel is the block of c with itself: start[1] ==
+// start[0], w1 == w0 and `to` sending lanes 1 and 3 to the bytes of lanes 0 and 2 (the same
+// values twice: no predicate, whose constants GCC 12 miscompiles).
+template <typename T>
+__attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, const T* w0, const T* w1,
+                                                      int32_t steps, int32_t tail, int32_t start0, int32_t start1,
+                                                      float32x4_t scales, int32x4_t lo, int32x4_t hi,
+                                                      int32_t zero_point, uint32x4_t to, T* y) {
+  Dots2x2 r{start0, start1, start0, start1};
+  dot_2x2(x0, x1, w0, w1, steps, tail, r);
+  const int32x4_t acc =
+      vsetq_lane_s32(r.d11, vsetq_lane_s32(r.d10, vsetq_lane_s32(r.d01, vdupq_n_s32(r.d00), 1), 2), 3);
+  int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scales));
+  q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
+  if constexpr (std::is_same_v<T, int8_t>) {
+    vstrbq_scatter_offset_s32(y, to, q);
+  } else {
+    vstrbq_scatter_offset_u32(y, to, vreinterpretq_u32_s32(q));
+  }
+}
+
 // Two rows, x0 and x1 = x0 + x_step (n bytes each), against the out_c weight rows: y0[c] and
 // y1[c] = y0[c + y_step] for every c, in the order of the DSP matrix kernel (kernels.hpp,
 // dsp_matmul_distance): the channels two at a time over both rows, then an odd last channel;
@@ -345,36 +374,30 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const T* w, int32_t 
   const uint32x4_t pair = vreinterpretq_u32_s32(vsetq_lane_s32(1, vsetq_lane_s32(1, vdupq_n_s32(0), 1), 3));
   const uint32x4_t to = vaddq_u32(pair, vreinterpretq_u32_s32(vsetq_lane_s32(
                                             y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3)));
-  alignas(8) const float tensor_scale[2] = {o.multipliers[0], o.multipliers[0]};
-  const int32_t zero_point = o.zero_point;
+  const int32_t zero_point = o.zero_point, steps = n >> 4, tail = n & 15;
   const int32x4_t lo = o.lo, hi = o.hi;
+  const float32x4_t tensor_scale = vdupq_n_f32(o.multipliers[0]);
+  const bool per_channel = o.per_channel != 0;
   for (int32_t group = 0; group < out_c; group += kStartChannels) {
     if (starts.first != group) starts.fill(w, n, o.bias, zx, group, out_c);
-    const float* scale = o.per_channel ? o.multipliers + group : tensor_scale;
-    const int32_t scale_step = o.per_channel ? 2 : 0;
+    const int32_t count = starts.count;
+    const float* scale = o.multipliers + group;
     const int32_t* start = starts.start;
     const T* w0 = w + group * n;
     T* y = y0 + group;
-    for (int32_t c = 0; c < starts.count; c += 2) {
-      // An odd last channel: lanes 0 and 2 only (its weight row twice, read and not stored).
-      const bool both = c + 1 < starts.count;
-      const mve_pred16_t m = both ? 0xFFFF : 0x0F0F;
-      const Dots2x2 r = dot_2x2(x0, x1, w0, both ? w0 + n : w0, n);
-      int32x4_t acc =
-          vsetq_lane_s32(r.d11, vsetq_lane_s32(r.d10, vsetq_lane_s32(r.d01, vdupq_n_s32(r.d00), 1), 2), 3);
-      acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_z_s32(start, pair, m));
-      const float32x4_t scales = vldrwq_gather_shifted_offset_z_f32(scale, pair, m);
-      int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scales));
-      q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
-      if constexpr (std::is_same_v<T, int8_t>) {
-        vstrbq_scatter_offset_p_s32(y, to, q, m);
-      } else {
-        vstrbq_scatter_offset_p_u32(y, to, vreinterpretq_u32_s32(q), m);
-      }
+    for (int32_t left = count >> 1; left > 0; --left) {
+      const float32x4_t scales = per_channel ? vldrwq_gather_shifted_offset_f32(scale, pair) : tensor_scale;
+      pair_block(x0, x1, w0, w0 + n, steps, tail, start[0], start[1], scales, lo, hi, zero_point, to, y);
       w0 += 2 * n;
       y += 2;
       start += 2;
-      scale += scale_step;
+      scale += 2;
+    }
+    if ((count & 1) != 0) {
+      const float32x4_t scales = per_channel ? vdupq_n_f32(scale[0]) : tensor_scale;
+      const uint32x4_t to_odd = vreinterpretq_u32_s32(
+          vsetq_lane_s32(y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3));  // 0, 0, y_step, y_step
+      pair_block(x0, x1, w0, w0, steps, tail, start[0], start[0], scales, lo, hi, zero_point, to_odd, y);
     }
   }
 }
