@@ -395,10 +395,10 @@ namespace selected_kernels = v6m;
 namespace selected_kernels = portable;
 #endif
 
-// The ARMv6-M kernels run forwards only, in the portable kernels' raster order (their comments
-// say how they read and write): a call that runs backwards takes the portable loops. The Helium
-// ones run both ways (pointwise, depthwise and fully connected), in the portable or the DSP
-// kernels' orders.
+// The ARMv6-M pointwise and fully connected kernels run forwards only, in the portable kernels'
+// raster order (their comments say how they read and write): a call that runs backwards takes
+// the portable loops. Every other fast kernel (ARMv6-M depthwise; Helium pointwise, depthwise and
+// fully connected) runs both ways, in the portable or the DSP kernels' orders.
 #if TIGHTFIT_USE_V6M_KERNELS
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 1
 #else
@@ -443,15 +443,7 @@ constexpr int32_t conv_pointwise_up_distance(const ConvParams& p) {
 template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-#if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
-  if constexpr (kBackward) {
-    portable::conv_depthwise<T, TW, true>(p, in, weights, bias, multipliers, out);
-  } else {
-    selected_kernels::conv_depthwise<T, TW>(p, in, weights, bias, multipliers, out);
-  }
-#else
   selected_kernels::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-#endif
 }
 
 // Output over the input: pixel by pixel; output channel oc reads input channel oc / multiplier
