@@ -16,25 +16,35 @@
 //
 // How the work is laid out (16 int8/uint8 lanes per 128-bit vector, the last vector of a run
 // predicated so that lanes past its end load as 0):
-//  * pointwise conv and fully connected: one row (pixel) against 4 output channels at a time:
-//    each 16-byte input vector is loaded once and summed with VMLADAVA against 4 weight vectors;
-//    the zero points come off afterwards through sum(x) (once per row) and sum(w) (VADDVA on the
-//    weight vectors already loaded): sum (x - zx)(w - zw) =
-//    sum x w - zw sum x - zx sum w + n zx zw. The 4 accumulators are requantized together in
-//    one float vector and stored as 4 bytes with one narrowing store.
-//  * general conv with one group: the pixel's receptive field gathered into a byte patch on the
-//    stack (padding taps hold the input zero point, so that they add nothing), then the patch is
-//    one row of the same 1 x 4 product.
-//  * depthwise (depth multiplier 1): 4 adjacent channels per vector of 32-bit lanes (VLDRB
-//    widening each byte), the taps inside the image found once per pixel; 4 outputs requantized
-//    and stored per vector.
+//  * pointwise conv and fully connected, weights' zero point 0 (matmul, pair_times_weights): two
+//    rows (pixels) against two output channels at a time, each 16-byte step 4 loads and 4
+//    VMLADAVA; the input's zero point is folded once per call into per-channel start values
+//    bias - zx * sum(w) (PairStarts, on the stack), from which the 4 sums start; they are
+//    requantized in one float vector and stored with one scatter. A row left over, and weights
+//    with a zero point, go one row against 4 channels at a time (row_times_weights), the zero
+//    points coming off through sum(x) and sum(w): sum (x - zx)(w - zw) =
+//    sum x w - zw sum x - zx sum w + n zx zw.
+//  * general conv with one group: the receptive fields of two pixels gathered into byte patches
+//    on the stack (padding taps hold the input zero point, so that they add nothing), then the
+//    two patches are a pair of rows as above (one pixel at a time when a patch is over half of
+//    kPatchBytes or the weights have a zero point).
+//  * depthwise (depth multiplier 1): 8 adjacent channels per pass in 16-bit lanes, VMULLB /
+//    VMULLT into even / odd 32-bit sums that start from the bias, the taps inside the image found
+//    once per pixel; the two vectors requantized and narrowed into one 8-byte store.
+//  * global average pool: 8 channels per vector, 16-bit sums over runs of 128 pixels.
 //  * mixed activation/weight signedness and depth multipliers > 1 go to the portable kernels.
 //
-// Read/write order (for outputs that overlap their inputs in memory): every kernel here writes
-// its output in the portable kernel's raster order, pixel after pixel, channels ascending within
-// a pixel, and writes the outputs of pixel p only after it has read every input that pixel p
-// needs; it never writes an output before the portable kernel would have. It reads inputs only
-// of the pixel being computed (no reading ahead into later pixels). No __restrict anywhere.
+// Read/write order (for outputs that overlap their inputs in memory): the depthwise kernel and
+// the pool write in the portable kernel's raster order (pixel after pixel, channels ascending
+// within a pixel; the depthwise pixels in reverse when run backwards), each output after every
+// input it needs has been read; the matrix kernels in the DSP matrix kernel's order (pairs of
+// rows, two channels at a time: kernels.hpp's dsp_matmul_distance and dsp_matmul_up_distance),
+// which the stated distances already cover; the general conv in raster order, forwards only,
+// pixel p's outputs written after pixel p + 1's inputs are gathered (later than the portable
+// kernel would: never sooner). No __restrict anywhere.
+//
+// GCC 12 miscompiles constant predicates other than all-true (a 0x0F0F mask was stored as
+// 0xFFFF): predicates here come from VCTP, or an all-true case takes the unpredicated form.
 #pragma once
 
 #include <arm_mve.h>
