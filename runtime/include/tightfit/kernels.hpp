@@ -395,9 +395,11 @@ namespace selected_kernels = v6m;
 namespace selected_kernels = portable;
 #endif
 
-// The Helium and ARMv6-M kernels run forwards only, in the portable kernels' raster order (their
-// comments say how they read and write): a call that runs backwards takes the portable loops.
-#if TIGHTFIT_USE_MVE_KERNELS || TIGHTFIT_USE_V6M_KERNELS
+// The ARMv6-M pointwise and fully connected kernels run forwards only, in the portable kernels'
+// raster order (their comments say how they read and write): a call that runs backwards takes
+// the portable loops. Every other fast kernel (ARMv6-M depthwise; Helium pointwise, depthwise and
+// fully connected) runs both ways, in the portable or the DSP kernels' orders.
+#if TIGHTFIT_USE_V6M_KERNELS
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 1
 #else
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 0
@@ -441,15 +443,7 @@ constexpr int32_t conv_pointwise_up_distance(const ConvParams& p) {
 template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-#if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
-  if constexpr (kBackward) {
-    portable::conv_depthwise<T, TW, true>(p, in, weights, bias, multipliers, out);
-  } else {
-    selected_kernels::conv_depthwise<T, TW>(p, in, weights, bias, multipliers, out);
-  }
-#else
   selected_kernels::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-#endif
 }
 
 // Output over the input: pixel by pixel; output channel oc reads input channel oc / multiplier
@@ -576,6 +570,8 @@ constexpr int32_t max_pool_distance(const MaxPoolParams& p) {
                                  p.channels >= 2 ? 0 : kNoOverlap);
 }
 
+namespace portable {
+
 // com.microsoft QLinearGlobalAveragePool (ORT: MlasQLinearGlobalAveragePoolNhwc):
 // integer sum minus zero point * image size, then requantized.
 template <typename T>
@@ -590,6 +586,18 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
       y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
     }
   }
+}
+
+}  // namespace portable
+
+// The global average pool: Helium's (8 channels a vector) on a core with it, else the portable loop.
+template <typename T>
+inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  mve::global_average_pool(p, in, out);
+#else
+  portable::global_average_pool(p, in, out);
+#endif
 }
 
 // Output over the input: 0. Channel c of an image is written after its last read, and the
