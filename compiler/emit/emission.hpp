@@ -101,6 +101,24 @@ inline tightfit::AveragePoolParams average_pool_params(const Graph& g, const Nod
           y.quant.scale[0],              y.quant.zero_point[0]};
 }
 
+// The ONNX axis that memory axis `m` of a tensor holds (N, H, W, C of a channels-last tensor are
+// ONNX axes 0, 2, 3, 1), and the memory axis of ONNX axis `a`.
+inline std::size_t onnx_axis(const Tensor& t, std::size_t m) {
+  constexpr std::size_t kChannelsLastToOnnx[] = {0, 2, 3, 1};
+  return t.layout == ir::Layout::ChannelsLast ? kChannelsLastToOnnx[m] : m;
+}
+inline std::size_t memory_axis(const Tensor& t, std::size_t a) {
+  constexpr std::size_t kOnnxToChannelsLast[] = {0, 3, 1, 2};
+  return t.layout == ir::Layout::ChannelsLast ? kOnnxToChannelsLast[a] : a;
+}
+
+// Row-major element strides of a shape (in memory order).
+inline std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
+  return s;
+}
+
 // The broadcast of a binary node, or nullopt beyond 4 dimensions.
 inline std::optional<tightfit::BinaryShape> binary_shape_of(const Graph& g, const Node& n) {
   const Tensor &a = g.tensors[n.inputs[0]], &b = g.tensors[n.inputs[1]], &y = g.tensors[n.outputs[0]];

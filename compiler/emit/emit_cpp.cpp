@@ -322,7 +322,8 @@ schedule::OverlapDistances overlap_distance(const ir::Graph& g, const ir::Node& 
     case OpKind::AveragePool: distance = tightfit::average_pool_distance(average_pool_params(g, n)); break;
     case OpKind::GlobalAveragePool: distance = tightfit::global_average_pool_distance({}); break;
     case OpKind::Add:
-    case OpKind::Mul: {
+    case OpKind::Mul:
+    case OpKind::Sub: {
       const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g, n);
       if (shape) distance = tightfit::detail::binary_distance(*shape, static_cast<int>(input));
       break;
@@ -331,6 +332,7 @@ schedule::OverlapDistances overlap_distance(const ir::Graph& g, const ir::Node& 
     case OpKind::Tanh:
     case OpKind::LeakyRelu:
     case OpKind::Requantize:
+    case OpKind::Div:
       distance = x.dtype == DType::Int32 ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance();
       break;
     case OpKind::Clamp: distance = tightfit::clamp_distance(); break;
