@@ -336,6 +336,7 @@ schedule::OverlapDistances overlap_distance(const ir::Graph& g, const ir::Node& 
       distance = x.dtype == DType::Int32 ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance();
       break;
     case OpKind::Clamp: distance = tightfit::clamp_distance(); break;
+    case OpKind::Slice: distance = tightfit::slice_distance(); break;
     case OpKind::Softmax: distance = tightfit::softmax_distance(); break;
     default: break;
   }

@@ -254,6 +254,12 @@ TEST_CASE("element-wise kernels compute in place, and corrupt their output one b
   check_distance("global average pool", [&](const uint8_t* in, uint8_t* out) {
     tightfit::global_average_pool(gap, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
   }, 2 * 9 * 5, 2 * 5, tightfit::global_average_pool_distance(gap), tightfit::global_average_pool_distance(gap));
+  // Columns 0..2 of a [3, 5] input (one more byte nearer, output element 1 lands on input 1,
+  // not yet read).
+  const tightfit::SliceParams slice{{1, 1, 3, 3}, {0, 0, 5, 1}, 0};
+  check_distance("slice", [&](const uint8_t* in, uint8_t* out) {
+    tightfit::slice(slice, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
+  }, 15, 9, tightfit::slice_distance(), tightfit::slice_distance());
   // The int32 input is read 4 bytes at a time, so the true limit lies 3 bytes above the input;
   // the contract stops at 0 (the output starts at or below its input): safe, not tight.
   const tightfit::AccumulatorRequantizeParams rq{count, 1e-7f, 0, 0.5f, 1, -128, 127};

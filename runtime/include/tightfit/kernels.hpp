@@ -878,6 +878,11 @@ inline void slice(const SliceParams& p, const T* in, T* out) {
   }
 }
 
+// Output over the input: 0. Output element o reads input element offset + sum(in_strides[d] *
+// i_d) >= o (the box's strides are no larger than the input's), and those reads increase with
+// o: writing element o can only overwrite input bytes already read.
+constexpr int32_t slice_distance() { return 0; }
+
 // ReduceMean between DequantizeLinear and QuantizeLinear (ORT has no QLinear
 // form and computes it in float: the dequantized values summed, divided by
 // the count, quantized).  The sum of (q - zero point) is exact in int32; times
