@@ -268,6 +268,14 @@ class Emission {
     if (t.quant.per_channel() || t.quant.scale.size() != 1) refuse(n, "tensor '" + t.name + "' must be quantized per tensor");
   }
 
+  // Kernels over one activation type T: every input (constants too) of the output's type.
+  void require_one_type(const Node& n) const {
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+      if (in(n, i).dtype != out(n).dtype)
+        refuse(n, fmt::format("input '{}' is {} but the output is {}: one integer type is supported", in(n, i).name,
+                              ir::dtype_name(in(n, i).dtype), ir::dtype_name(out(n).dtype)));
+  }
+
   // The weights' single zero point (ORT's QLinearConv takes one even with per-channel scales).
   std::int32_t weight_zero_point(const Node& n, const Tensor& w) const {
     for (std::int32_t z : w.quant.zero_point)

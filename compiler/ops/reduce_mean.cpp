@@ -69,6 +69,7 @@ struct Emit : Emission {
     const Tensor &x = in(n, 0), &y = out(n);
     require_per_tensor(n, x);
     require_per_tensor(n, y);
+    require_one_type(n);
     const std::size_t rank = x.shape.size();
     if (rank > 4) refuse(n, "a ReduceMean of more than 4 dimensions is not supported");
     const bool keepdims = y.shape.size() == rank;

@@ -16,6 +16,7 @@ struct Emit : Emission {
   void sub(const std::string& id, const Node& n) {
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
+    require_one_type(n);
     const std::string block =
         params("SubParams", id,
                fmt::format("{},{},{},{},{},{},{},{},{}", binary_shape(n), float_literal(a.quant.scale[0]),
