@@ -265,10 +265,10 @@ def _dequantize(x, scale, zero_point):
 
 def _qdq(op_nodes, dtype, inputs, q, consts=None):
     """DequantizeLinear of each input (x with xs/xz, b with bs/bz), the operator nodes, QuantizeLinear
-    of each float output y* with ys/yz: the QDQ form ONNX Runtime's quantizer writes."""
+    of each float output y*f of the last node with ys/yz: the QDQ form ONNX Runtime's quantizer writes."""
     from onnx import helper
     nodes = [helper.make_node("DequantizeLinear", [k, k[0] + "s", k[0] + "z"], [k + "f"]) for k, _ in inputs]
-    outs = [o for node in op_nodes for o in node.output]
+    outs = list(op_nodes[-1].output)
     nodes += op_nodes + [helper.make_node("QuantizeLinear", [o, "ys", "yz"], [o[:-1]]) for o in outs]
     inits = {k: np.array(v, np.float32 if k.endswith("s") else dtype) for k, v in q.items()}
     inits.update(consts or {})
@@ -394,6 +394,26 @@ def operator_cases():
                   _model("extra_split_qdq_u8", nodes, "x", x, tt(np.uint8), inits, outputs=tuple(outs)),
                   [(o, x[:, :, 3 * k:3 * k + 3]) for k, o in enumerate(outs)],
                   "Split between DequantizeLinear and QuantizeLinear, uint8 [2,3,9], axis -1, three equal parts"))
+    # A Relu or Clip after a pool, fused into it as a clamp of its integer output (power-of-two
+    # scales: ORT's float sums are exact). Without the clamp half the outputs differ.
+    q = {"xs": 2.0 ** -4, "xz": 10, "ys": 2.0 ** -6, "yz": -100}
+    x = rng.integers(-128, 128, (1, 16, 4, 4)).astype(np.int8)
+    nodes, inits, outs = _qdq([helper.make_node("GlobalAveragePool", ["xf"], ["m"]), helper.make_node("Relu", ["m"], ["yf"])],
+                              np.int8, [("x", x)], q)
+    acc = (x.astype(np.int64) - q["xz"]).sum(axis=(2, 3), keepdims=True)
+    y = _quantize(np.maximum((acc.astype(f) * f(q["xs"])) / f(16), f(0)), q["ys"], q["yz"], np.int8)
+    cases.append(("extra_gap_relu_s8", "x", x, _model("extra_gap_relu_s8", nodes, "x", x, tt(np.int8), inits), y,
+                  "GlobalAveragePool then Relu between DequantizeLinear and QuantizeLinear (the Relu fused as a clamp), int8"))
+    q = {"xs": 2.0 ** -5, "xz": 120, "ys": 2.0 ** -8, "yz": 0}
+    x = rng.integers(0, 256, (1, 3, 6, 6)).astype(np.uint8)
+    nodes, inits, outs = _qdq([helper.make_node("AveragePool", ["xf"], ["m"], kernel_shape=[2, 2], strides=[2, 2]),
+                               helper.make_node("Clip", ["m", "lo", "hi"], ["yf"])], np.uint8, [("x", x)], q,
+                              {"lo": np.array(0.0, f), "hi": np.array(0.5, f)})
+    v = _dequantize(x, q["xs"], q["xz"]).reshape(1, 3, 3, 2, 3, 2)
+    mean = (v[:, :, :, 0, :, 0] + v[:, :, :, 0, :, 1] + v[:, :, :, 1, :, 0] + v[:, :, :, 1, :, 1]) / f(4)
+    y = _quantize(np.clip(mean, f(0), f(0.5)), q["ys"], q["yz"], np.uint8)
+    cases.append(("extra_avgpool_clip_u8", "x", x, _model("extra_avgpool_clip_u8", nodes, "x", x, tt(np.uint8), inits), y,
+                  "AveragePool 2x2 stride 2 then Clip(0, 0.5) between DequantizeLinear and QuantizeLinear (the Clip fused), uint8"))
     return cases
 
 

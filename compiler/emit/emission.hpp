@@ -98,7 +98,8 @@ inline tightfit::AveragePoolParams average_pool_params(const Graph& g, const Nod
           i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)), i32(attr_or(a.pads, 0, 0)),
           i32(attr_or(a.pads, 1, 0)),    i32(attr_or(a.pads, 2, 0)),    i32(attr_or(a.pads, 3, 0)),
           a.count_include_pad ? 1 : 0,   x.quant.scale[0],              x.quant.zero_point[0],
-          y.quant.scale[0],              y.quant.zero_point[0]};
+          y.quant.scale[0],              y.quant.zero_point[0],         a.act_min,
+          a.act_max};
 }
 
 // The ONNX axis that memory axis `m` of a tensor holds (N, H, W, C of a channels-last tensor are

@@ -2,7 +2,7 @@
 // QuantizeLinear (ONNX Runtime has no QLinear kernel for it, com.microsoft's QLinearReduceMean
 // included: the QDQ form only). The mean over H and W of a 4-D tensor is a GlobalAveragePool (with
 // keepdims 0, a Reshape view to [N, C] after it): the pool's kernel, as ORT's
-// QLinearGlobalAveragePool computes it. Other axes (and a mean with a fused Relu/Clip): the runtime's reduce_mean kernel (ORT's float
+// QLinearGlobalAveragePool computes it. Other axes: the runtime's reduce_mean kernel (ORT's float
 // order: exact integer sum, times the scale, divided by the count, QuantizeLinear), up to 4 dims.
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
@@ -43,7 +43,7 @@ struct Import : Translator {
       if (!reduced || keepdims) y.push_back(kept[d]);
     }
     const Sink sink = quantized_sink(n);
-    if (xs.size() == 4 && axes == std::vector<std::int64_t>{2, 3} && sink.fused.empty()) {  // the pool kernel clamps to the type only
+    if (xs.size() == 4 && axes == std::vector<std::int64_t>{2, 3}) {
       if (keepdims) {
         emit_to_sink(n, ir::OpKind::GlobalAveragePool, {x}, kept, sink).onnx_op = "ReduceMean" + sink.fused + " (QDQ, as GlobalAveragePool)";
         return;

@@ -220,7 +220,7 @@ TEST_CASE("pools compute the same bytes over their input at their distance, not 
       const tightfit::AveragePoolParams p{g.batch,     g.in_h,    g.in_w,     channels,  g.out_h,    g.out_w,
                                           g.kernel_h,  g.kernel_w, g.stride_h, g.stride_w, g.pad_top, g.pad_left,
                                           pad_bottom, pad_right, 0,          0.05f,      3,          0.04f,
-                                          -2};
+                                          -2,          -128,      127};
       const int32_t distance = tightfit::average_pool_distance(p);
       if (static_cast<size_t>(distance) >= out_bytes || distance == 0) continue;
       check_distance("average pool", [&](const uint8_t* in, uint8_t* out) {
@@ -250,7 +250,7 @@ TEST_CASE("element-wise kernels compute in place, and corrupt their output one b
   check_distance("softmax", [&](const uint8_t* in, uint8_t* out) {
     tightfit::softmax(softmax, exp_table, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
   }, 33, 33, tightfit::softmax_distance(), tightfit::softmax_distance());
-  const tightfit::GlobalAveragePoolParams gap{2, 9, 5, 3, -4, 0.1f};
+  const tightfit::GlobalAveragePoolParams gap{2, 9, 5, 3, -4, 0.1f, -128, 127};
   check_distance("global average pool", [&](const uint8_t* in, uint8_t* out) {
     tightfit::global_average_pool(gap, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
   }, 2 * 9 * 5, 2 * 5, tightfit::global_average_pool_distance(gap), tightfit::global_average_pool_distance(gap));

@@ -587,7 +587,7 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
     for (int32_t c = 0; c < p.channels; ++c) {
       int32_t acc = bias;
       for (int32_t i = 0; i < p.image_size; ++i) acc += static_cast<int32_t>(x[i * p.channels + c]);
-      y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
+      y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, p.output_min, p.output_max);
     }
   }
 }
@@ -613,6 +613,8 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
         p.input_zero_point,
         p.output_zero_point,
         p.input_scale / (p.output_scale * static_cast<float>(image_size)),
+        p.output_min,
+        p.output_max,
     };
     global_average_pool(global, in, out);
     return;
@@ -640,7 +642,7 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
           }
           sum /= static_cast<float>(count);
           const float q = round_half_even(sum / p.output_scale + output_zero_point);
-          y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), QuantLimits<T>::kMin, QuantLimits<T>::kMax));
+          y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
         }
       }
     }

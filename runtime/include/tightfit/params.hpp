@@ -116,6 +116,7 @@ struct AveragePoolParams {
   int32_t input_zero_point;
   float output_scale;
   int32_t output_zero_point;
+  int32_t output_min, output_max;  // a fused Relu/Clip's clamp; the type's range without one
 };
 
 // Global average pooling (com.microsoft QLinearGlobalAveragePool, and
@@ -128,6 +129,7 @@ struct GlobalAveragePoolParams {
   int32_t input_zero_point;
   int32_t output_zero_point;
   float multiplier;
+  int32_t output_min, output_max;  // a fused Relu/Clip's clamp; the type's range without one
 };
 
 // ---------------------------------------------------------------------------
