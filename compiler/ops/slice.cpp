@@ -21,14 +21,12 @@ struct Import : Translator {
     return std::clamp<std::int64_t>(v, 0, dim);
   }
 
-  // Slice(data, starts, ends, axes, steps) from opset 10; attributes starts, ends, axes before.
+  // Slice(data, starts, ends, axes, steps), as from opset 10 (tightfit's oldest).
   void slice(const NodeProto& n) {
     data_movement(n, ir::OpKind::Slice, [&](const ir::Tensor& x, bool, ir::Attrs& attrs) {
-      const bool inputs = opset_ >= 10;
-      const std::vector<std::int64_t> starts = inputs ? constant_ints(n, 1) : ints_attr(n, "starts");
-      const std::vector<std::int64_t> ends = inputs ? constant_ints(n, 2) : ints_attr(n, "ends");
-      std::vector<std::int64_t> axes = inputs ? (has_input(n, 3) ? constant_ints(n, 3) : std::vector<std::int64_t>{}) : ints_attr(n, "axes");
-      if (inputs && has_input(n, 4))
+      const std::vector<std::int64_t> starts = constant_ints(n, 1), ends = constant_ints(n, 2);
+      std::vector<std::int64_t> axes = has_input(n, 3) ? constant_ints(n, 3) : std::vector<std::int64_t>{};
+      if (has_input(n, 4))
         for (std::int64_t step : constant_ints(n, 4))
           if (step != 1) throw Error(fmt::format("step {} is not supported (only steps of 1)", step));
       if (starts.size() != ends.size()) throw Error("starts and ends differ in length");
