@@ -1,6 +1,4 @@
 // Add: elementwise with numpy broadcasting; inputs: a, b.
-#include <tightfit/kernels.hpp>
-
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -34,12 +32,6 @@ struct Emit : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
-  const std::optional<tightfit::BinaryShape> shape = emit::binary_shape_of(g, n);
-  if (!shape) return {};
-  return overlap_distances(tightfit::detail::binary_distance(*shape, static_cast<int>(input)), tightfit::kNoOverlap);
-}
-
 }  // namespace
 
 extern const Operator kAdd{
@@ -47,6 +39,6 @@ extern const Operator kAdd{
     {{"", "Add", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Add); }},
      {"com.microsoft", "QLinearAdd", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Add); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).add(id, n); },
-    overlap};
+    binary_overlap};
 
 }  // namespace tightfit::ops

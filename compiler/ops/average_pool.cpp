@@ -40,11 +40,11 @@ struct Emit : Emission {
     const tightfit::AveragePoolParams p = average_pool_params(g_, n);
     const std::string block = params(
         "AveragePoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels,
                     p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
                     p.pad_bottom, p.pad_right, p.count_include_pad, float_literal(p.input_scale), p.input_zero_point,
-                    float_literal(p.output_scale), p.output_zero_point),
-        19);
+                    float_literal(p.output_scale), p.output_zero_point, p.output_min, p.output_max),
+        21);
     call(n, fmt::format("tightfit::average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

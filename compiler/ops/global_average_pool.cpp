@@ -41,9 +41,9 @@ struct Emit : Emission {
     const float m = tightfit::global_average_pool_multiplier(x.quant.scale[0], y.quant.scale[0], i32(image));
     const std::string block =
         params("GlobalAveragePoolParams", id,
-               fmt::format("{},{},{},{},{},{}", x.shape[0], image, x.shape[3], x.quant.zero_point[0],
-                           y.quant.zero_point[0], float_literal(m)),
-               6);
+               fmt::format("{},{},{},{},{},{},{},{}", x.shape[0], image, x.shape[3], x.quant.zero_point[0],
+                           y.quant.zero_point[0], float_literal(m), n.attrs.act_min, n.attrs.act_max),
+               8);
     call(n, fmt::format("tightfit::global_average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

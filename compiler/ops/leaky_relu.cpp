@@ -1,6 +1,4 @@
 // LeakyRelu: attrs.alpha; a 256-entry table.
-#include <tightfit/kernels.hpp>
-
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -42,13 +40,6 @@ struct Emit : Emission {
   }
 };
 
-// A table lookup, or the requantization of an int32 accumulator.
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
-  const bool accumulator = g.tensors[n.inputs[input]].dtype == ir::DType::Int32;
-  return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
-                           tightfit::kNoOverlap);
-}
-
 }  // namespace
 
 extern const Operator kLeakyRelu{
@@ -56,6 +47,6 @@ extern const Operator kLeakyRelu{
     {{"", "LeakyRelu", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
      {"com.microsoft", "QLinearLeakyRelu", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).leaky_relu(id, n); },
-    overlap};
+    lookup_overlap};
 
 }  // namespace tightfit::ops

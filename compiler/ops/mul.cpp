@@ -1,6 +1,4 @@
 // Mul: elementwise with numpy broadcasting; inputs: a, b.
-#include <tightfit/kernels.hpp>
-
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -28,12 +26,6 @@ struct Emit : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
-  const std::optional<tightfit::BinaryShape> shape = emit::binary_shape_of(g, n);
-  if (!shape) return {};
-  return overlap_distances(tightfit::detail::binary_distance(*shape, static_cast<int>(input)), tightfit::kNoOverlap);
-}
-
 }  // namespace
 
 extern const Operator kMul{
@@ -41,6 +33,6 @@ extern const Operator kMul{
     {{"", "Mul", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Mul); }},
      {"com.microsoft", "QLinearMul", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Mul); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).mul(id, n); },
-    overlap};
+    binary_overlap};
 
 }  // namespace tightfit::ops

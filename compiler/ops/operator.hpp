@@ -68,6 +68,12 @@ schedule::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::No
 // A kernel's distances (tightfit::kNoOverlap: not that way) as OverlapDistances.
 schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above);
 
+// The overlap rules several operators share: elementwise with broadcasting (Add, Mul, Sub), and a
+// 256-entry table or the requantization of an int32 accumulator (Sigmoid, Tanh, LeakyRelu, Div,
+// Requantize).
+schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+
 // The rule importing ONNX operator `op_type` of `domain` ("ai.onnx" is ""), or nullptr.
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type);
 

@@ -4,6 +4,7 @@
 #include "error.hpp"
 #include "ops/operator.hpp"
 #include "tightfit/kernels.hpp"
+#include "emit/emission.hpp"
 
 namespace tightfit::ops {
 
@@ -38,6 +39,18 @@ schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t ab
     return d == tightfit::kNoOverlap ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(d));
   };
   return {bytes(below), bytes(above)};
+}
+
+schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+  const std::optional<tightfit::BinaryShape> shape = emit::binary_shape_of(graph, node);
+  if (!shape) return {};
+  return overlap_distances(tightfit::detail::binary_distance(*shape, static_cast<int>(input)), tightfit::kNoOverlap);
+}
+
+schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+  const bool accumulator = graph.tensors[node.inputs[input]].dtype == ir::DType::Int32;
+  return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
+                           tightfit::kNoOverlap);
 }
 
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type) {

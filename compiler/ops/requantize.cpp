@@ -1,8 +1,6 @@
 // Requantize: change the scale, zero point or dtype of an integer tensor (made by QuantizeLinear
 // after DequantizeLinear, by Relu/Clip and by Concat; no ONNX operator of its own). From int32:
 // float(x - zp) * scale, then QuantizeLinear.
-#include <tightfit/kernels.hpp>
-
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 
@@ -37,19 +35,12 @@ struct Emit : Emission {
   }
 };
 
-// A table lookup, or the requantization of an int32 accumulator.
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
-  const bool accumulator = g.tensors[n.inputs[input]].dtype == ir::DType::Int32;
-  return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
-                           tightfit::kNoOverlap);
-}
-
 }  // namespace
 
 extern const Operator kRequantize{
     ir::OpKind::Requantize,
     {},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).requantize(id, n); },
-    overlap};
+    lookup_overlap};
 
 }  // namespace tightfit::ops

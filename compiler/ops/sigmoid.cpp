@@ -1,6 +1,4 @@
 // Sigmoid: a 256-entry table.
-#include <tightfit/kernels.hpp>
-
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -33,13 +31,6 @@ struct Emit : Emission {
   }
 };
 
-// A table lookup, or the requantization of an int32 accumulator.
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
-  const bool accumulator = g.tensors[n.inputs[input]].dtype == ir::DType::Int32;
-  return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
-                           tightfit::kNoOverlap);
-}
-
 }  // namespace
 
 extern const Operator kSigmoid{
@@ -48,6 +39,6 @@ extern const Operator kSigmoid{
       [](ImportState& s, const NodeProto& n) { Translator(s).qdq_unary(n, ir::OpKind::Sigmoid, Translator::same_shape); }},
      {"com.microsoft", "QLinearSigmoid", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sigmoid(id, n); },
-    overlap};
+    lookup_overlap};
 
 }  // namespace tightfit::ops

@@ -1,6 +1,4 @@
 // Tanh: a 256-entry table (ONNX Runtime has no QLinear form).
-#include <tightfit/kernels.hpp>
-
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -21,19 +19,12 @@ struct Emit : Emission {
   }
 };
 
-// A table lookup, or the requantization of an int32 accumulator.
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
-  const bool accumulator = g.tensors[n.inputs[input]].dtype == ir::DType::Int32;
-  return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
-                           tightfit::kNoOverlap);
-}
-
 }  // namespace
 
 extern const Operator kTanh{
     ir::OpKind::Tanh,
     {{"", "Tanh", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_unary(n, ir::OpKind::Tanh, Translator::same_shape); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).tanh(id, n); },
-    overlap};
+    lookup_overlap};
 
 }  // namespace tightfit::ops

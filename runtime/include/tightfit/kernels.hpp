@@ -583,7 +583,7 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
     for (int32_t c = 0; c < p.channels; ++c) {
       int32_t acc = bias;
       for (int32_t i = 0; i < p.image_size; ++i) acc += static_cast<int32_t>(x[i * p.channels + c]);
-      y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
+      y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, p.output_min, p.output_max);
     }
   }
 }
@@ -621,6 +621,8 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
         p.input_zero_point,
         p.output_zero_point,
         p.input_scale / (p.output_scale * static_cast<float>(image_size)),
+        p.output_min,
+        p.output_max,
     };
     global_average_pool(global, in, out);
     return;
@@ -648,7 +650,7 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
           }
           sum /= static_cast<float>(count);
           const float q = round_half_even(sum / p.output_scale + output_zero_point);
-          y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), QuantLimits<T>::kMin, QuantLimits<T>::kMax));
+          y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
         }
       }
     }
@@ -737,6 +739,23 @@ inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
 
 // Output over operand 0 (a) or 1 (b): as add_distance().
 constexpr int32_t mul_distance(const MulParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
+
+// Sub between DequantizeLinear and QuantizeLinear, as ORT computes it in float
+// (no QLinear form exists): each operand dequantized ((q - zero point) *
+// scale), the difference, then QuantizeLinear (divide, round half to even,
+// saturate), then the fused clamp.
+template <typename T>
+inline void sub(const SubParams& p, const T* a, const T* b, T* out) {
+  detail::for_each_broadcast(p.shape, [&](int32_t o, int32_t ia, int32_t ib) {
+    const float difference =
+        dequantize_linear(a[ia], p.a_scale, p.a_zero_point) - dequantize_linear(b[ib], p.b_scale, p.b_zero_point);
+    const T q = quantize_linear<T>(difference, p.output_scale, p.output_zero_point);
+    out[o] = static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
+  });
+}
+
+// Output over operand 0 (a) or 1 (b): as add_distance().
+constexpr int32_t sub_distance(const SubParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
 
 // A 256-entry table indexed by the input's byte: QLinearSigmoid,
 // QLinearLeakyRelu, Tanh between Dequantize/QuantizeLinear, and requantization
@@ -877,6 +896,61 @@ inline void transpose(const TransposeParams& p, const T* in, T* out) {
       for (int32_t i2 = 0; i2 < out_dims[2]; ++i2) {
         const T* base = in + i0 * strides[0] + i1 * strides[1] + i2 * strides[2];
         for (int32_t i3 = 0; i3 < out_dims[3]; ++i3, ++o) out[o] = base[i3 * strides[3]];
+      }
+    }
+  }
+}
+
+// Slice and Split: a strided copy (see SliceParams).  The innermost dim is
+// contiguous in both tensors when it is the input's innermost.
+template <typename T>
+inline void slice(const SliceParams& p, const T* in, T* out) {
+  int32_t o = 0;
+  for (int32_t i0 = 0; i0 < p.out_dims[0]; ++i0) {
+    for (int32_t i1 = 0; i1 < p.out_dims[1]; ++i1) {
+      for (int32_t i2 = 0; i2 < p.out_dims[2]; ++i2) {
+        const T* row = in + p.offset + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2];
+        for (int32_t i3 = 0; i3 < p.out_dims[3]; ++i3, ++o) out[o] = row[i3 * p.in_strides[3]];
+      }
+    }
+  }
+}
+
+// Output over the input: 0. Output element o reads input element offset + sum(in_strides[d] *
+// i_d) >= o (the box's strides are no larger than the input's), and those reads increase with
+// o: writing element o can only overwrite input bytes already read.
+constexpr int32_t slice_distance() { return 0; }
+
+// ReduceMean between DequantizeLinear and QuantizeLinear (ORT has no QLinear
+// form and computes it in float: the dequantized values summed, divided by
+// the count, quantized).  The sum of (q - zero point) is exact in int32; times
+// the scale it is ORT's float sum whenever that sum is exact (it rounds only
+// past 24 significant bits), then the same division by the count and the same
+// QuantizeLinear.  The spatial mean of a 4-D tensor is not computed here: the
+// importer makes it a GlobalAveragePool (ORT's integer kernel).
+template <typename T>
+inline void reduce_mean(const ReduceMeanParams& p, const T* in, T* out) {
+  const int32_t bias = -p.input_zero_point * p.count;
+  const float count = static_cast<float>(p.count);
+  for (int32_t i0 = 0; i0 < p.kept_dims[0]; ++i0) {
+    for (int32_t i1 = 0; i1 < p.kept_dims[1]; ++i1) {
+      for (int32_t i2 = 0; i2 < p.kept_dims[2]; ++i2) {
+        for (int32_t i3 = 0; i3 < p.kept_dims[3]; ++i3) {
+          const T* x = in + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2] + i3 * p.in_strides[3];
+          int32_t acc = bias;
+          for (int32_t j0 = 0; j0 < p.reduced_dims[0]; ++j0) {
+            for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1) {
+              for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
+                const T* r = x + j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2];
+                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) acc += static_cast<int32_t>(r[j3 * p.in_strides[3]]);
+              }
+            }
+          }
+          const float mean = (static_cast<float>(acc) * p.input_scale) / count;
+          const T q = quantize_linear<T>(mean, p.output_scale, p.output_zero_point);
+          out[i0 * p.out_strides[0] + i1 * p.out_strides[1] + i2 * p.out_strides[2] + i3 * p.out_strides[3]] =
+              static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
+        }
       }
     }
   }
