@@ -663,7 +663,7 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
 template <typename T>
 inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
   const float multiplier[1] = {p.multiplier};
-  const Output o = output_of(nullptr, multiplier, 0, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
+  const Output o = output_of(nullptr, multiplier, 0, p.output_zero_point, p.output_min, p.output_max);
   const int32_t start = -p.input_zero_point * p.image_size;
   constexpr int32_t kRun = 128;
   for (int32_t b = 0; b < p.batch; ++b) {

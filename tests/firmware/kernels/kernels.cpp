@@ -299,6 +299,7 @@ void global_average_pool_case() {
   int32_t lo, hi;
   range_of<T>(p.input_zero_point, lo, hi);
   range_of<T>(p.output_zero_point, lo, hi);
+  p.output_min = lo, p.output_max = hi;  // the type's range or a fused Relu/Clip
   p.multiplier = static_cast<float>(uniform(1, 3000)) / (1000.0f * static_cast<float>(p.image_size));
   fill(input_pool, kBytes + 4, next() % 5 == 0 ? 1 : 0);
   const T* in = reinterpret_cast<const T*>(input_pool + (next() & 3));
