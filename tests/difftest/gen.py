@@ -12,6 +12,7 @@ that ONNX Runtime's float path on the QDQ form may show against the integer resu
 requantizing layer may round one LSB the other way (float rounding near a .5), and an earlier
 difference grows by the layer's gain. docs/hardening.md documents the distributions below.
 """
+import math
 import os
 import sys
 
@@ -540,6 +541,14 @@ def gen_tanh(net, d, x, pool):
     return gen_unary(net, d, x, 'tanh')
 
 
+def softmax_overflows(y_scale, row):
+    """Whether e * floor(1 / y_scale) can overflow float in ORT's QLinearSoftmax over rows of `row`
+    (1 % to spare for the table's rounding)."""
+    f32max = np.finfo(np.float32).max
+    top = math.exp(max(0.0, float(np.log(np.float32(f32max) / np.float32(row))) - 5.0))
+    return top * float(np.floor(np.float32(1.0) / np.float32(y_scale))) > f32max * 0.99
+
+
 def gen_softmax(net, d, x, pool):
     s = net.tensors[x].shape
     # tightfit runs softmax over the innermost axis in memory only (the last, or the channels of a
@@ -549,6 +558,15 @@ def gen_softmax(net, d, x, pool):
         scale, zp = 1 / 256, net.qmin()
     else:
         scale, zp = d.scale(1 / 256), d.zero_point()
+    # ORT's QLinearSoftmax table leaves e^5 = 148 of headroom below FLT_MAX / row length, so with
+    # floor(1 / y_scale) above about 148 x the row length a dominant element's e * floor(1 /
+    # y_scale) overflows to inf and ORT's result is x86's cast of inf (the zero point, or -1),
+    # which tightfit reproduces (kernel cases softmax_*_overflows*) but the QDQ form, saturating
+    # a probability near 1, cannot: the QDQ model would differ from its QOperator twin, so such
+    # scales are not drawn.
+    row = s[axis]
+    while softmax_overflows(scale, row):
+        scale *= 2
     # A probability of 1.0 above the output's range on int8 (1/256, -128): ORT's QLinearSoftmax
     # wraps it to -128, the QDQ form saturates to 127 (tightfit follows each: kernel cases in
     # tests/runtime), so a QDQ model would differ from its QOperator twin by design: not drawn.
