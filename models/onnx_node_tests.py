@@ -134,18 +134,24 @@ def convert(name, activations):
 # product, clamp, round half to even, + zero point), and onnx_node_tests_ort.mjs checks them
 # against ONNX Runtime too.
 
-def _model(name, node, x_name, x, y_type, inits, opset=13):
+def _model(name, node, x_name, x, y_type, inits, opset=13, inputs=None, outputs=("y",)):
+    """A model of `node` (or a list of nodes) reading graph input x_name (or the (name, array)
+    pairs of `inputs`) and writing graph outputs `outputs` of type y_type."""
     from onnx import helper, shape_inference
-    graph = helper.make_graph(node if isinstance(node, list) else [node], name, [helper.make_tensor_value_info(x_name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[x.dtype], list(x.shape))],
-                              [helper.make_tensor_value_info("y", y_type, None)],
+    inputs = inputs or [(x_name, x)]
+    graph = helper.make_graph(node if isinstance(node, list) else [node], name,
+                              [helper.make_tensor_value_info(k, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype], list(v.shape)) for k, v in inputs],
+                              [helper.make_tensor_value_info(y, y_type, None) for y in outputs],
                               [numpy_helper.from_array(v, k) for k, v in inits.items()])
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="onnx_node_tests.py")
     m.ir_version = 7
-    m.graph.output[0].type.tensor_type.shape.dim.add()  # a placeholder rank for the checker: inference replaces it
-    m.graph.output[0].type.tensor_type.ClearField("shape")
+    for out in m.graph.output:
+        out.type.tensor_type.shape.dim.add()  # a placeholder rank for the checker: inference replaces it
+        out.type.tensor_type.ClearField("shape")
     inferred = shape_inference.infer_shapes(m, strict_mode=True)
-    m.graph.output[0].CopyFrom(inferred.graph.output[0])
-    assert len(m.graph.output[0].type.tensor_type.shape.dim) > 0, name
+    for i, out in enumerate(m.graph.output):
+        out.CopyFrom(inferred.graph.output[i])
+        assert len(out.type.tensor_type.shape.dim) > 0, name
     onnx.checker.check_model(m, full_check=True)
     return m
 
@@ -242,6 +248,172 @@ def extra_cases():
         inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], dtype), "ys": np.array(q["ys"], f), "yz": np.array(q["yz"], dtype)}
         cases.append((name, "x", x, _model(name, nodes, "x", x, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)], inits, opset=14),
                       y, f"{op} between DequantizeLinear and QuantizeLinear, {np.dtype(dtype).name}, every input level"))
+    cases += operator_cases()
+    return cases
+
+
+def _quantize(v, scale, zero_point, dtype):
+    """ONNX Runtime's QuantizeLinear of float32 values: divide, round half to even, saturate."""
+    info = np.iinfo(dtype)
+    f = np.float32
+    return np.clip(np.rint(v.astype(f) / f(scale)) + zero_point, info.min, info.max).astype(dtype)
+
+
+def _dequantize(x, scale, zero_point):
+    return (x.astype(np.int32) - zero_point).astype(np.float32) * np.float32(scale)
+
+
+def _qdq(op_nodes, dtype, inputs, q, consts=None):
+    """DequantizeLinear of each input (x with xs/xz, b with bs/bz), the operator nodes, QuantizeLinear
+    of each float output y*f of the last node with ys/yz: the QDQ form ONNX Runtime's quantizer writes."""
+    from onnx import helper
+    nodes = [helper.make_node("DequantizeLinear", [k, k[0] + "s", k[0] + "z"], [k + "f"]) for k, _ in inputs]
+    outs = list(op_nodes[-1].output)
+    nodes += op_nodes + [helper.make_node("QuantizeLinear", [o, "ys", "yz"], [o[:-1]]) for o in outs]
+    inits = {k: np.array(v, np.float32 if k.endswith("s") else dtype) for k, v in q.items()}
+    inits.update(consts or {})
+    return nodes, inits, [o[:-1] for o in outs]
+
+
+def _reduce_mean(x, axes, keepdims, q, dtype):
+    """ReduceMean between Dequantize/QuantizeLinear as ONNX Runtime computes it in float when its float
+    sum is exact (the integer sum times the scale), then divided by the count and quantized."""
+    f = np.float32
+    acc = (x.astype(np.int64) - q["xz"]).sum(axis=tuple(axes), keepdims=bool(keepdims))
+    count = int(np.prod([x.shape[a] for a in axes]))
+    mean = (acc.astype(f) * f(q["xs"])) / f(count)
+    return _quantize(mean, q["ys"], q["yz"], dtype)
+
+
+def operator_cases():
+    """ReduceMean, Sub, Div by a constant, Slice and Split: ONNX Runtime has no QLinear kernel for any
+    of them, so their QDQ form runs in float in ORT; the expected outputs are computed here in
+    float32 as ORT does (and onnx_node_tests_ort.mjs checks them against ORT). Scales are powers of
+    two where a case must show the rounding of exact ties (half to even)."""
+    from onnx import helper
+    rng = np.random.default_rng(20261201)
+    f = np.float32
+    tt = lambda dtype: onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    cases = []
+
+    def levels(dtype, shape):  # every level of the type, in a random order, tiled to `shape`
+        info = np.iinfo(dtype)
+        count = int(np.prod(shape))
+        v = np.resize(np.arange(info.min, info.max + 1), count)
+        return rng.permutation(v).astype(dtype).reshape(shape)
+
+    # ReduceMean: name, dtype, input shape, axes, keepdims, quantization, values, what
+    for name, dtype, shape, axes, keepdims, q, lo, hi, what in (
+            ("extra_reducemean_hw_s8", np.int8, (1, 32, 4, 4), [2, 3], 1, {"xs": 2.0 ** -4, "xz": 3, "ys": 2.0 ** -7, "yz": -2},
+             -12, 18, "over H and W (keepdims 1: a GlobalAveragePool), scales 2^-4 -> 2^-7 so that half the means are exact ties"),
+            ("extra_reducemean_hw_u8", np.uint8, (1, 16, 3, 5), [-1, -2], 0, {"xs": 0.0371, "xz": 120, "ys": 0.0123, "yz": 110},
+             0, 256, "over H and W with keepdims 0 (a GlobalAveragePool and a view to [N, C]), 15 pixels"),
+            ("extra_reducemean_c_u8", np.uint8, (1, 6, 5, 4), [1], 0, {"xs": 0.0253, "xz": 131, "ys": 0.0117, "yz": 125},
+             0, 256, "over the channels of a 4-D tensor (innermost in tightfit's channels-last memory), keepdims 0"),
+            ("extra_reducemean_w_s8", np.int8, (2, 3, 4, 2), [3], 1, {"xs": 2.0 ** -5, "xz": -1, "ys": 2.0 ** -5, "yz": 0},
+             -128, 128, "over W (2 elements: every odd sum is a tie), keepdims 1, equal power-of-two scales"),
+            ("extra_reducemean_axes02_s8", np.int8, (2, 5, 6), [0, 2], 0, {"xs": 0.0419, "xz": 7, "ys": 0.0093, "yz": -5},
+             -128, 128, "over axes 0 and 2 of a 3-D tensor, keepdims 0")):
+        x = rng.integers(lo, hi, shape).astype(dtype)
+        nodes, inits, outs = _qdq([helper.make_node("ReduceMean", ["xf"], ["yf"], axes=axes, keepdims=keepdims)], dtype, [("x", x)], q)
+        y = _reduce_mean(x, [a % len(shape) for a in axes], keepdims, q, dtype)
+        cases.append((name, "x", x, _model(name, nodes, "x", x, tt(dtype), inits), y,
+                      f"ReduceMean between DequantizeLinear and QuantizeLinear, {np.dtype(dtype).name}, {what}"))
+
+    # Sub of two activations ([1,C,H,W] - [1,C,1,1], broadcast), and of an activation and a constant.
+    q = {"xs": 0.043, "xz": -7, "bs": 0.021, "bz": 12, "ys": 0.057, "yz": 3}
+    a, b = levels(np.int8, (1, 4, 8, 8)), rng.integers(-128, 128, (1, 4, 1, 1)).astype(np.int8)
+    nodes, inits, outs = _qdq([helper.make_node("Sub", ["xf", "bf"], ["yf"])], np.int8, [("x", a), ("b", b)], q)
+    y = _quantize(_dequantize(a, q["xs"], q["xz"]) - _dequantize(b, q["bs"], q["bz"]), q["ys"], q["yz"], np.int8)
+    cases.append(("extra_sub_broadcast_s8", "x", [("x", a), ("b", b)],
+                  _model("extra_sub_broadcast_s8", nodes, None, None, tt(np.int8), inits, inputs=[("x", a), ("b", b)]), y,
+                  "Sub between DequantizeLinear and QuantizeLinear, int8, [1,4,8,8] - [1,4,1,1] (two activations), "
+                  "every level of x, saturating"))
+    q = {"xs": 0.031, "xz": 128, "bs": 0.018, "bz": 100, "ys": 0.025, "yz": 90}
+    a, c = levels(np.uint8, (3, 256)), rng.integers(0, 256, (256,)).astype(np.uint8)
+    nodes, inits, outs = _qdq([helper.make_node("Sub", ["xf", "bf"], ["yf"])], np.uint8, [("x", a)], q)
+    nodes.insert(1, helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]))
+    inits["b"] = c
+    y = _quantize(_dequantize(a, q["xs"], q["xz"]) - _dequantize(c, q["bs"], q["bz"]), q["ys"], q["yz"], np.uint8)
+    cases.append(("extra_sub_constant_u8", "x", a, _model("extra_sub_constant_u8", nodes, "x", a, tt(np.uint8), inits), y,
+                  "Sub between DequantizeLinear and QuantizeLinear, uint8, [3,256] activation (every level on each row) "
+                  "minus a dequantized constant [256]"))
+
+    # Div by a constant: a dequantized uint8 scalar, and a float constant.
+    q = {"xs": 0.047, "xz": 118, "bs": 0.013, "bz": 3, "ys": 0.061, "yz": 100}
+    x = levels(np.uint8, (1, 4, 8, 8))
+    nodes, inits, outs = _qdq([helper.make_node("Div", ["xf", "bf"], ["yf"])], np.uint8, [("x", x)], q)
+    nodes.insert(1, helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]))
+    inits["b"] = np.array(200, np.uint8)
+    y = _quantize(_dequantize(x, q["xs"], q["xz"]) / _dequantize(np.array(200), q["bs"], q["bz"]), q["ys"], q["yz"], np.uint8)
+    cases.append(("extra_div_u8", "x", x, _model("extra_div_u8", nodes, "x", x, tt(np.uint8), inits), y,
+                  "Div between DequantizeLinear and QuantizeLinear by a dequantized uint8 scalar constant, every input level"))
+    q = {"xs": 0.029, "xz": -4, "ys": 0.0213, "yz": 6}
+    x = levels(np.int8, (2, 128))
+    divisor = f(1.7320508)
+    nodes, inits, outs = _qdq([helper.make_node("Div", ["xf", "d"], ["yf"])], np.int8, [("x", x)], q, {"d": np.array([divisor], f)})
+    y = _quantize(_dequantize(x, q["xs"], q["xz"]) / divisor, q["ys"], q["yz"], np.int8)
+    cases.append(("extra_div_float_s8", "x", x, _model("extra_div_float_s8", nodes, "x", x, tt(np.int8), inits), y,
+                  "Div between DequantizeLinear and QuantizeLinear by a float constant [1], int8, every input level"))
+
+    # Slice: integer form on a 4-D tensor (channels, rows and columns; negative and clamped bounds),
+    # and the QDQ form on a 3-D tensor (axes omitted). The integer forms quantize a float input on
+    # the grid (scale 2^-4: exact) first, as a QOperator model does.
+    def quantized_input(q):
+        return [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"])], {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8)}
+
+    q = {"xs": 2.0 ** -4, "xz": -3}
+    xq = rng.integers(-128, 128, (1, 6, 5, 7)).astype(np.int8)
+    x = _dequantize(xq, q["xs"], q["xz"])
+    nodes, inits = quantized_input(q)
+    nodes.append(helper.make_node("Slice", ["xq", "starts", "ends", "axes"], ["y"]))
+    inits.update({"starts": np.array([1, -5, 0], np.int64), "ends": np.array([5, 100, -1], np.int64), "axes": np.array([1, 3, 2], np.int64)})
+    cases.append(("extra_slice_s8", "x", x, _model("extra_slice_s8", nodes, "x", x, tt(np.int8), inits), xq[:, 1:5, 0:-1, -5:100],
+                  "QuantizeLinear, then Slice on int8 [1,6,5,7]: channels 1:5, rows 0:-1, columns -5:100 (clamped to 7)"))
+    q = {"xs": 0.05, "xz": 128, "ys": 0.05, "yz": 128}
+    x = rng.integers(0, 256, (4, 6, 8)).astype(np.uint8)
+    nodes, inits, outs = _qdq([helper.make_node("Slice", ["xf", "starts", "ends"], ["yf"])], np.uint8, [("x", x)], q,
+                              {"starts": np.array([1, -4], np.int64), "ends": np.array([-1, 5], np.int64)})
+    cases.append(("extra_slice_qdq_u8", "x", x, _model("extra_slice_qdq_u8", nodes, "x", x, tt(np.uint8), inits), x[1:-1, -4:5],
+                  "Slice between DequantizeLinear and QuantizeLinear (same parameters), uint8 [4,6,8], starts [1,-4], ends [-1,5], axes omitted"))
+
+    # Split: the channel split of ShuffleNetV2 (integer form, `split` input), and equal parts in the QDQ form.
+    q = {"xs": 2.0 ** -4, "xz": 5}
+    xq = rng.integers(-128, 128, (1, 6, 4, 4)).astype(np.int8)
+    x = _dequantize(xq, q["xs"], q["xz"])
+    nodes, inits = quantized_input(q)
+    nodes.append(helper.make_node("Split", ["xq", "split"], ["y0", "y1"], axis=1))
+    inits["split"] = np.array([2, 4], np.int64)
+    cases.append(("extra_split_s8", "x", x, _model("extra_split_s8", nodes, "x", x, tt(np.int8), inits, outputs=("y0", "y1")),
+                  [("y0", xq[:, :2]), ("y1", xq[:, 2:])],
+                  "QuantizeLinear, then Split on int8 [1,6,4,4] along the channels into 2 and 4 (the split input)"))
+    q = {"xs": 0.02, "xz": 7, "ys": 0.02, "yz": 7}
+    x = rng.integers(0, 256, (2, 3, 9)).astype(np.uint8)
+    nodes, inits, outs = _qdq([helper.make_node("Split", ["xf"], ["y0f", "y1f", "y2f"], axis=-1)], np.uint8, [("x", x)], q)
+    cases.append(("extra_split_qdq_u8", "x", x,
+                  _model("extra_split_qdq_u8", nodes, "x", x, tt(np.uint8), inits, outputs=tuple(outs)),
+                  [(o, x[:, :, 3 * k:3 * k + 3]) for k, o in enumerate(outs)],
+                  "Split between DequantizeLinear and QuantizeLinear, uint8 [2,3,9], axis -1, three equal parts"))
+    # A Relu or Clip after a pool, fused into it as a clamp of its integer output (power-of-two
+    # scales: ORT's float sums are exact). Without the clamp half the outputs differ.
+    q = {"xs": 2.0 ** -4, "xz": 10, "ys": 2.0 ** -6, "yz": -100}
+    x = rng.integers(-128, 128, (1, 16, 4, 4)).astype(np.int8)
+    nodes, inits, outs = _qdq([helper.make_node("GlobalAveragePool", ["xf"], ["m"]), helper.make_node("Relu", ["m"], ["yf"])],
+                              np.int8, [("x", x)], q)
+    acc = (x.astype(np.int64) - q["xz"]).sum(axis=(2, 3), keepdims=True)
+    y = _quantize(np.maximum((acc.astype(f) * f(q["xs"])) / f(16), f(0)), q["ys"], q["yz"], np.int8)
+    cases.append(("extra_gap_relu_s8", "x", x, _model("extra_gap_relu_s8", nodes, "x", x, tt(np.int8), inits), y,
+                  "GlobalAveragePool then Relu between DequantizeLinear and QuantizeLinear (the Relu fused as a clamp), int8"))
+    q = {"xs": 2.0 ** -5, "xz": 120, "ys": 2.0 ** -8, "yz": 0}
+    x = rng.integers(0, 256, (1, 3, 6, 6)).astype(np.uint8)
+    nodes, inits, outs = _qdq([helper.make_node("AveragePool", ["xf"], ["m"], kernel_shape=[2, 2], strides=[2, 2]),
+                               helper.make_node("Clip", ["m", "lo", "hi"], ["yf"])], np.uint8, [("x", x)], q,
+                              {"lo": np.array(0.0, f), "hi": np.array(0.5, f)})
+    v = _dequantize(x, q["xs"], q["xz"]).reshape(1, 3, 3, 2, 3, 2)
+    mean = (v[:, :, :, 0, :, 0] + v[:, :, :, 0, :, 1] + v[:, :, :, 1, :, 0] + v[:, :, :, 1, :, 1]) / f(4)
+    y = _quantize(np.clip(mean, f(0), f(0.5)), q["ys"], q["yz"], np.uint8)
+    cases.append(("extra_avgpool_clip_u8", "x", x, _model("extra_avgpool_clip_u8", nodes, "x", x, tt(np.uint8), inits), y,
+                  "AveragePool 2x2 stride 2 then Clip(0, 0.5) between DequantizeLinear and QuantizeLinear (the Clip fused), uint8"))
     return cases
 
 
@@ -255,13 +427,20 @@ def build():
             entry["refusal"] = refusal
         entries.append(entry)
     for name, x_name, x, model, y, what in extra_cases():
+        # one input and output, or lists of (name, array) pairs
+        ins = x if isinstance(x, list) else [(x_name, x)]
+        outs = y if isinstance(y, list) else [("y", y)]
         files[f"{name}.onnx"] = model.SerializeToString()
-        files[f"{name}.input_0.npy"] = npy_bytes(x)
-        files[f"{name}.output_0.npy"] = npy_bytes(y)
+        for j, (_, a) in enumerate(ins):
+            files[f"{name}.input_{j}.npy"] = npy_bytes(a)
+        for k, (_, a) in enumerate(outs):
+            files[f"{name}.output_{k}.npy"] = npy_bytes(a)
         entries.append({"name": name, "model": f"{name}.onnx", "operators": [n.op_type for n in model.graph.node],
-                        "inputs": [{"file": f"{name}.input_0.npy", "name": x_name, "dtype": str(x.dtype), "shape": list(x.shape)}],
+                        "inputs": [{"file": f"{name}.input_{j}.npy", "name": k, "dtype": str(a.dtype), "shape": list(a.shape)}
+                                   for j, (k, a) in enumerate(ins)],
                         "constants": [t.name for t in model.graph.initializer],
-                        "outputs": [{"file": f"{name}.output_0.npy", "name": "y", "dtype": str(y.dtype), "shape": list(y.shape)}],
+                        "outputs": [{"file": f"{name}.output_{k}.npy", "name": o, "dtype": str(a.dtype), "shape": list(a.shape)}
+                                    for k, (o, a) in enumerate(outs)],
                         "source": "made by onnx_node_tests.py (not an ONNX test): " + what +
                                   "; expected output computed in numpy, equal to ONNX Runtime's",
                         "why_these_inputs": "the weights are initializers from the start", "status": "bit-exact"})

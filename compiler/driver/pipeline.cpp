@@ -18,6 +18,7 @@
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
 #include "import/onnx_import.hpp"
+#include "ops/operator.hpp"
 #include "plan/validate.hpp"
 #include "report/report.hpp"
 #include "schedule/channels_last.hpp"
@@ -142,7 +143,7 @@ schedule::Lifetimes lifetimes_of(const CompileOptions& options, const ir::Graph&
   lifetime_options.io_in_arena = options.io_in_arena;
   if (options.overlap)
     lifetime_options.overlap_distance = [&](const ir::Node& n, std::size_t input) {
-      return emit::overlap_distance(graph, n, input);
+      return ops::overlap_distance(graph, n, input);
     };
   return schedule::compute_lifetimes(
       graph, [&](const ir::Node& n) { return emit::scratch_bytes(graph, n); }, lifetime_options);

@@ -105,7 +105,26 @@ inline tightfit::AveragePoolParams average_pool_params(const Graph& g, const Nod
           i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)), i32(attr_or(a.pads, 0, 0)),
           i32(attr_or(a.pads, 1, 0)),    i32(attr_or(a.pads, 2, 0)),    i32(attr_or(a.pads, 3, 0)),
           a.count_include_pad ? 1 : 0,   x.quant.scale[0],              x.quant.zero_point[0],
-          y.quant.scale[0],              y.quant.zero_point[0]};
+          y.quant.scale[0],              y.quant.zero_point[0],         a.act_min,
+          a.act_max};
+}
+
+// The ONNX axis that memory axis `m` of a tensor holds (N, H, W, C of a channels-last tensor are
+// ONNX axes 0, 2, 3, 1), and the memory axis of ONNX axis `a`.
+inline std::size_t onnx_axis(const Tensor& t, std::size_t m) {
+  constexpr std::size_t kChannelsLastToOnnx[] = {0, 2, 3, 1};
+  return t.layout == ir::Layout::ChannelsLast ? kChannelsLastToOnnx[m] : m;
+}
+inline std::size_t memory_axis(const Tensor& t, std::size_t a) {
+  constexpr std::size_t kOnnxToChannelsLast[] = {0, 3, 1, 2};
+  return t.layout == ir::Layout::ChannelsLast ? kOnnxToChannelsLast[a] : a;
+}
+
+// Row-major element strides of a shape (in memory order).
+inline std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
+  return s;
 }
 
 // The broadcast of a binary node, or nullopt beyond 4 dimensions.
@@ -259,6 +278,14 @@ class Emission {
 
   void require_per_tensor(const Node& n, const Tensor& t) const {
     if (t.quant.per_channel() || t.quant.scale.size() != 1) refuse(n, "tensor '" + t.name + "' must be quantized per tensor");
+  }
+
+  // Kernels over one activation type T: every input (constants too) of the output's type.
+  void require_one_type(const Node& n) const {
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+      if (in(n, i).dtype != out(n).dtype)
+        refuse(n, fmt::format("input '{}' is {} but the output is {}: one integer type is supported", in(n, i).name,
+                              ir::dtype_name(in(n, i).dtype), ir::dtype_name(out(n).dtype)));
   }
 
   // The weights' single zero point (ORT's QLinearConv takes one even with per-channel scales).

@@ -298,52 +298,6 @@ std::uint64_t scratch_bytes(const ir::Graph&, const ir::Node&) {
   return 0;  // every kernel of the runtime works in its input and output buffers alone
 }
 
-schedule::OverlapDistances overlap_distance(const ir::Graph& g, const ir::Node& n, std::size_t input) {
-  const Tensor &x = g.tensors[n.inputs[input]], &y = g.tensors[n.outputs[0]];
-  std::int32_t distance = tightfit::kNoOverlap, up = tightfit::kNoOverlap;
-  switch (n.op) {
-    case OpKind::Conv:
-      if (y.dtype != DType::Int32 && input == 0) {
-        const tightfit::ConvParams p = conv_geometry(g, n);
-        distance = tightfit::conv_distance(p);
-        up = tightfit::conv_up_distance(p);
-      }
-      break;
-    case OpKind::FullyConnected: {
-      const Tensor& w = g.tensors[n.inputs[1]];
-      if (y.dtype == DType::Int32 || w.shape.size() == 3 || input != 0) break;
-      const std::int64_t k = w.shape[1];
-      const tightfit::FullyConnectedParams p{i32(x.elements() / k), i32(k), i32(w.shape[0]), 0, 0, 0, 0, 0, 0};
-      distance = tightfit::fully_connected_distance(p);
-      up = tightfit::fully_connected_up_distance(p);
-      break;
-    }
-    case OpKind::MaxPool: distance = tightfit::max_pool_distance(max_pool_params(g, n)); break;
-    case OpKind::AveragePool: distance = tightfit::average_pool_distance(average_pool_params(g, n)); break;
-    case OpKind::GlobalAveragePool: distance = tightfit::global_average_pool_distance({}); break;
-    case OpKind::Add:
-    case OpKind::Mul: {
-      const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g, n);
-      if (shape) distance = tightfit::detail::binary_distance(*shape, static_cast<int>(input));
-      break;
-    }
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::LeakyRelu:
-    case OpKind::Requantize:
-      distance = x.dtype == DType::Int32 ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance();
-      break;
-    case OpKind::Clamp: distance = tightfit::clamp_distance(); break;
-    case OpKind::Softmax: distance = tightfit::softmax_distance(); break;
-    default: break;
-  }
-  auto bytes = [](std::int32_t d) {
-    return d == tightfit::kNoOverlap ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(d));
-  };
-  return {bytes(distance), bytes(up)};
-}
-
-
 EmittedCode emit_cpp(const ir::Graph& graph, const schedule::Lifetimes& lifetimes, const plan::Plan& plan,
                      const std::vector<Arena>& arenas, const EmitOptions& options) {
   EmissionState state(graph, lifetimes, plan, arenas, options, schedule::view_roots(graph));

@@ -45,12 +45,6 @@ std::string arena_name(std::size_t region_count, const std::string& region);
 // Bytes of scratch memory the kernel chosen for `node` needs during its step (0 for most).
 std::uint64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node);
 
-// How far below input `input` of `node` the output of the kernel chosen for it may start and
-// still overlap it, and how far above it when the kernel runs backwards (the kernel's overlap
-// distances, runtime/include/tightfit/kernels.hpp); none where it may not. The emitted call
-// runs backwards exactly when the plan puts the output above that input.
-schedule::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input);
-
 // Throws tightfit::Error (naming the node) for a node no kernel runs.
 EmittedCode emit_cpp(const ir::Graph& graph, const schedule::Lifetimes& lifetimes, const plan::Plan& plan,
                      const std::vector<Arena>& arenas, const EmitOptions& options);

@@ -98,6 +98,9 @@ struct Attrs {
   std::vector<std::int64_t> perm;      // Transpose
   float alpha = 0.01f;                 // LeakyRelu, HardSigmoid
   float beta = 0.5f;                   // HardSigmoid
+  float divisor = 1.0f;                // Div: the constant divisor, dequantized
+  std::vector<std::int64_t> axes;      // ReduceMean: the reduced axes (ONNX order, sorted, non-negative)
+  std::vector<std::int64_t> starts;    // Slice: the first index taken in each dim (ONNX order)
   bool softmax_wraps = false;          // Softmax from QLinearSoftmax: int8 results above 127 wrap as in ORT
   std::vector<float> scales;           // Resize (nearest): whole factors; output i reads input floor(i / scale)
 

@@ -38,6 +38,7 @@ extern const Operator kAdd{
     ir::OpKind::Add,
     {{"", "Add", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Add); }},
      {"com.microsoft", "QLinearAdd", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Add); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).add(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).add(id, n); },
+    binary_overlap};
 
 }  // namespace tightfit::ops

@@ -1,4 +1,6 @@
 // AveragePool: 2-D; attrs kernel_shape, strides, pads, count_include_pad, ceil_mode.
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -38,15 +40,19 @@ struct Emit : Emission {
     const tightfit::AveragePoolParams p = average_pool_params(g_, n);
     const std::string block = params(
         "AveragePoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels,
                     p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
                     p.pad_bottom, p.pad_right, p.count_include_pad, float_literal(p.input_scale), p.input_zero_point,
-                    float_literal(p.output_scale), p.output_zero_point),
-        19);
+                    float_literal(p.output_scale), p.output_zero_point, p.output_min, p.output_max),
+        21);
     call(n, fmt::format("tightfit::average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }
 };
+
+schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t) {
+  return overlap_distances(tightfit::average_pool_distance(emit::average_pool_params(g, n)), tightfit::kNoOverlap);
+}
 
 }  // namespace
 
@@ -54,6 +60,7 @@ extern const Operator kAveragePool{
     ir::OpKind::AveragePool,
     {{"", "AveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
      {"com.microsoft", "QLinearAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).average_pool(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).average_pool(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

@@ -1,4 +1,6 @@
 // Clamp: a standalone Relu/Clip that could not be fused: clamp to [act_min, act_max].
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -73,12 +75,17 @@ struct Emit : Emission {
   }
 };
 
+schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+  return overlap_distances(tightfit::clamp_distance(), tightfit::kNoOverlap);
+}
+
 }  // namespace
 
 extern const Operator kClamp{
     ir::OpKind::Clamp,
     {{"", "Relu", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
      {"", "Clip", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).clamp(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).clamp(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

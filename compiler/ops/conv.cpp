@@ -1,5 +1,7 @@
 // Conv: 2-D convolution, grouped and depthwise included; inputs: x, w, [bias int32]; an int32
 // output is the accumulator, with no bias (ConvInteger).
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -178,6 +180,13 @@ struct Emit : Emission {
   }
 };
 
+// The output over input 0 (not over an int32 accumulator output: ConvInteger).
+schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+  if (g.tensors[n.outputs[0]].dtype == ir::DType::Int32 || input != 0) return {};
+  const tightfit::ConvParams p = emit::conv_geometry(g, n);
+  return overlap_distances(tightfit::conv_distance(p), tightfit::conv_up_distance(p));
+}
+
 }  // namespace
 
 extern const Operator kConv{
@@ -185,6 +194,7 @@ extern const Operator kConv{
     {{"", "Conv", [](ImportState& s, const NodeProto& n) { Import(s).qdq_conv(n); }},
      {"", "QLinearConv", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_conv(n); }},
      {"", "ConvInteger", [](ImportState& s, const NodeProto& n) { Import(s).conv_integer(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).conv(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).conv(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

@@ -1,6 +1,8 @@
 // FullyConnected: y = x * W^T + b over the last axis; inputs: x [N,K], w [M,K], [bias int32 [M]];
 // or x [..., R, K] with w [B, M, K]: one matrix per batch (B = product of x's leading dims), no
 // bias. An int32 output is the accumulator (MatMulInteger).
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -187,6 +189,15 @@ struct Emit : Emission {
   }
 };
 
+// The output over input 0 (not for a batched B, nor an int32 accumulator output: MatMulInteger).
+schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+  const ir::Tensor &x = g.tensors[n.inputs[0]], &w = g.tensors[n.inputs[1]];
+  if (g.tensors[n.outputs[0]].dtype == ir::DType::Int32 || w.shape.size() == 3 || input != 0) return {};
+  const std::int64_t k = w.shape[1];
+  const tightfit::FullyConnectedParams p{emit::i32(x.elements() / k), emit::i32(k), emit::i32(w.shape[0]), 0, 0, 0, 0, 0, 0};
+  return overlap_distances(tightfit::fully_connected_distance(p), tightfit::fully_connected_up_distance(p));
+}
+
 }  // namespace
 
 extern const Operator kFullyConnected{
@@ -195,6 +206,7 @@ extern const Operator kFullyConnected{
      {"", "MatMul", [](ImportState& s, const NodeProto& n) { Import(s).qdq_fully_connected(n); }},
      {"", "QLinearMatMul", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_matmul(n); }},
      {"", "MatMulInteger", [](ImportState& s, const NodeProto& n) { Import(s).matmul_integer(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).fully_connected(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).fully_connected(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

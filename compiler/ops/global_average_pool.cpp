@@ -1,4 +1,6 @@
 // GlobalAveragePool: the mean over H and W of a 4-D input, per channel.
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -39,13 +41,17 @@ struct Emit : Emission {
     const float m = tightfit::global_average_pool_multiplier(x.quant.scale[0], y.quant.scale[0], i32(image));
     const std::string block =
         params("GlobalAveragePoolParams", id,
-               fmt::format("{},{},{},{},{},{}", x.shape[0], image, x.shape[3], x.quant.zero_point[0],
-                           y.quant.zero_point[0], float_literal(m)),
-               6);
+               fmt::format("{},{},{},{},{},{},{},{}", x.shape[0], image, x.shape[3], x.quant.zero_point[0],
+                           y.quant.zero_point[0], float_literal(m), n.attrs.act_min, n.attrs.act_max),
+               8);
     call(n, fmt::format("tightfit::global_average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }
 };
+
+schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+  return overlap_distances(tightfit::global_average_pool_distance({}), tightfit::kNoOverlap);
+}
 
 }  // namespace
 
@@ -53,6 +59,7 @@ extern const Operator kGlobalAveragePool{
     ir::OpKind::GlobalAveragePool,
     {{"", "GlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
      {"com.microsoft", "QLinearGlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).global_average_pool(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).global_average_pool(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

@@ -46,6 +46,7 @@ extern const Operator kLeakyRelu{
     ir::OpKind::LeakyRelu,
     {{"", "LeakyRelu", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
      {"com.microsoft", "QLinearLeakyRelu", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).leaky_relu(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).leaky_relu(id, n); },
+    lookup_overlap};
 
 }  // namespace tightfit::ops

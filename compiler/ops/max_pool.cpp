@@ -1,5 +1,7 @@
 // MaxPool: 2-D; attrs kernel_shape, strides, dilations, pads, ceil_mode. Moves values only: it
 // keeps its input's quantization.
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -43,11 +45,16 @@ struct Emit : Emission {
   }
 };
 
+schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t) {
+  return overlap_distances(tightfit::max_pool_distance(emit::max_pool_params(g, n)), tightfit::kNoOverlap);
+}
+
 }  // namespace
 
 extern const Operator kMaxPool{
     ir::OpKind::MaxPool,
     {{"", "MaxPool", [](ImportState& s, const NodeProto& n) { Import(s).max_pool(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).max_pool(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).max_pool(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

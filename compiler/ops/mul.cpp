@@ -32,6 +32,7 @@ extern const Operator kMul{
     ir::OpKind::Mul,
     {{"", "Mul", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Mul); }},
      {"com.microsoft", "QLinearMul", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Mul); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).mul(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).mul(id, n); },
+    binary_overlap};
 
 }  // namespace tightfit::ops

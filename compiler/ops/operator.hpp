@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ir.hpp"
+#include "schedule/lifetimes.hpp"
 
 namespace onnx {
 class NodeProto;
@@ -42,10 +43,17 @@ struct ImportRule {
 // emission's state); `id` names its constants.
 using EmitRule = void (*)(EmissionState& state, const std::string& id, const ir::Node& node);
 
+// How far below input `input` of a node its output may start and still overlap it, and how far
+// above it when the kernel runs backwards: the distances the kernel its emission calls states
+// beside itself (runtime/include/tightfit/kernels.hpp, `*_distance`). The emitted call runs
+// backwards exactly when the plan puts the output above that input.
+using OverlapRule = schedule::OverlapDistances (*)(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+
 struct Operator {
   ir::OpKind kind;
   std::vector<ImportRule> imports;
-  EmitRule emit;  // nullptr for a view (Reshape): it moves no bytes and has no code
+  EmitRule emit;                 // nullptr for a view (Reshape): it moves no bytes and has no code
+  OverlapRule overlap = nullptr;  // nullptr: its output never overlaps an input
 };
 
 // Every operator, in ops.def's order (the order of ir::OpKind).
@@ -53,6 +61,18 @@ const std::vector<const Operator*>& operators();
 
 // The operator of an IR node.
 const Operator& of(ir::OpKind kind);
+
+// The overlap distances of input `input` of `node` (its operator's OverlapRule; none without one).
+schedule::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+
+// A kernel's distances (tightfit::kNoOverlap: not that way) as OverlapDistances.
+schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above);
+
+// The overlap rules several operators share: elementwise with broadcasting (Add, Mul, Sub), and a
+// 256-entry table or the requantization of an int32 accumulator (Sigmoid, Tanh, LeakyRelu, Div,
+// Requantize).
+schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 
 // The rule importing ONNX operator `op_type` of `domain` ("ai.onnx" is ""), or nullptr.
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type);

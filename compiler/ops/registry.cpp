@@ -3,6 +3,8 @@
 
 #include "error.hpp"
 #include "ops/operator.hpp"
+#include "tightfit/kernels.hpp"
+#include "emit/emission.hpp"
 
 namespace tightfit::ops {
 
@@ -26,6 +28,30 @@ const std::vector<const Operator*>& operators() {
 }
 
 const Operator& of(ir::OpKind kind) { return *operators().at(static_cast<std::size_t>(kind)); }
+
+schedule::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+  const Operator& op = of(node.op);
+  return op.overlap ? op.overlap(graph, node, input) : schedule::OverlapDistances{};
+}
+
+schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above) {
+  auto bytes = [](std::int32_t d) {
+    return d == tightfit::kNoOverlap ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(d));
+  };
+  return {bytes(below), bytes(above)};
+}
+
+schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+  const std::optional<tightfit::BinaryShape> shape = emit::binary_shape_of(graph, node);
+  if (!shape) return {};
+  return overlap_distances(tightfit::detail::binary_distance(*shape, static_cast<int>(input)), tightfit::kNoOverlap);
+}
+
+schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+  const bool accumulator = graph.tensors[node.inputs[input]].dtype == ir::DType::Int32;
+  return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
+                           tightfit::kNoOverlap);
+}
 
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type) {
   const std::string d = domain == "ai.onnx" ? "" : domain;

@@ -40,6 +40,7 @@ struct Emit : Emission {
 extern const Operator kRequantize{
     ir::OpKind::Requantize,
     {},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).requantize(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).requantize(id, n); },
+    lookup_overlap};
 
 }  // namespace tightfit::ops

@@ -38,6 +38,7 @@ extern const Operator kSigmoid{
     {{"", "Sigmoid", 
       [](ImportState& s, const NodeProto& n) { Translator(s).qdq_unary(n, ir::OpKind::Sigmoid, Translator::same_shape); }},
      {"com.microsoft", "QLinearSigmoid", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sigmoid(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sigmoid(id, n); },
+    lookup_overlap};
 
 }  // namespace tightfit::ops

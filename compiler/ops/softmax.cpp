@@ -1,4 +1,6 @@
 // Softmax: over attrs.axis (one axis); attrs.softmax_wraps for QLinearSoftmax's int8 wrap-around.
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -67,12 +69,17 @@ struct Emit : Emission {
   }
 };
 
+schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+  return overlap_distances(tightfit::softmax_distance(), tightfit::kNoOverlap);
+}
+
 }  // namespace
 
 extern const Operator kSoftmax{
     ir::OpKind::Softmax,
     {{"", "Softmax", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
      {"com.microsoft", "QLinearSoftmax", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).softmax(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).softmax(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

@@ -24,6 +24,7 @@ struct Emit : Emission {
 extern const Operator kTanh{
     ir::OpKind::Tanh,
     {{"", "Tanh", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_unary(n, ir::OpKind::Tanh, Translator::same_shape); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).tanh(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).tanh(id, n); },
+    lookup_overlap};
 
 }  // namespace tightfit::ops

@@ -195,6 +195,7 @@ void to_channels_last(Graph& g) {
         break;
       case OpKind::Add:
       case OpKind::Mul:
+      case OpKind::Sub:
         if (out_cl) {
           for (TensorId id : n.inputs) {
             Tensor& t = g.tensors[id];

@@ -12,6 +12,7 @@ that ONNX Runtime's float path on the QDQ form may show against the integer resu
 requantizing layer may round one LSB the other way (float rounding near a .5), and an earlier
 difference grows by the layer's gain. docs/hardening.md documents the distributions below.
 """
+import math
 import os
 import sys
 
@@ -31,13 +32,17 @@ OPS = {
     'conv': 14, 'dwconv': 5, 'gemm': 5, 'matmul': 4, 'add': 7, 'mul': 5, 'maxpool': 4, 'avgpool': 4,
     'gap': 3, 'leakyrelu': 3, 'sigmoid': 3, 'tanh': 3, 'softmax': 3, 'concat': 6, 'reshape': 3,
     'flatten': 2, 'squeeze': 1, 'unsqueeze': 1, 'transpose': 3, 'pad': 3, 'resize': 3, 'relu': 2,
-    'clip': 2, 'requantize': 2, 'convinteger': 2, 'matmulinteger': 2,
+    'clip': 2, 'requantize': 2, 'convinteger': 2, 'matmulinteger': 2, 'reducemean': 3, 'sub': 4, 'div': 2,
+    'slice': 3, 'split': 2,
 }
 # ConvInteger / MatMulInteger: an int32 accumulator, requantized by DequantizeLinear (scale
 # x_scale * w_scale, zero point 0) and QuantizeLinear, the same in both forms.
 INTEGER_LAYERS = {'convinteger': 'ConvInteger', 'matmulinteger': 'MatMulInteger'}
 # Layers that only move or select integers: the output keeps the input's quantization.
-DATA_MOVEMENT = {'maxpool', 'reshape', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'pad', 'resize'}
+DATA_MOVEMENT = {'maxpool', 'reshape', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'pad', 'resize', 'slice', 'split'}
+# More layers ONNX Runtime has no QLinear kernel for (as Tanh): float between DequantizeLinear and
+# QuantizeLinear in both forms (ORT's float path is then the exact target).
+FLOAT_ONLY = {'reducemean', 'sub', 'div'}
 MAX_ELEMENTS = 4096  # per tensor, so that a model runs in milliseconds
 
 
@@ -374,11 +379,90 @@ def gen_add(net, d, x, pool, op='add'):
     range_a = real_range(net, x)
     span = range_a * range_b if op == 'mul' else range_a + range_b
     return layer(net, op, ins, s, d.scale(span / 255 * 1.2), d.zero_point(), const=const,
-                 act=activation(d) if op == 'add' else None)
+                 act=activation(d) if op in ('add', 'sub') else None)
 
 
 def gen_mul(net, d, x, pool):
     return gen_add(net, d, x, pool, op='mul')
+
+
+def gen_sub(net, d, x, pool):
+    return gen_add(net, d, x, pool, op='sub')
+
+
+def gen_div(net, d, x, pool):
+    """A division by one constant: a float [1] (30%) or a dequantized scalar of the net's type, of
+    magnitude about 1/4 to 8, either sign."""
+    s = net.tensors[x].shape
+    if d.chance(0.3):
+        divisor = dict(value=float(np.float32(d.rng.uniform(0.25, 8) * d.pick([1, -1]))))
+    else:
+        zp = d.zero_point()
+        q = zp
+        while q == zp:
+            q = d.int(net.qmin(), net.qmax())
+        scale = float(np.float32(d.rng.uniform(0.25, 8) / abs(q - zp)))
+        divisor = dict(q=q, zp=zp, scale=scale, value=float(np.float32(q - zp) * np.float32(scale)))
+    return layer(net, 'div', [x], s, d.scale(real_range(net, x) / abs(divisor['value']) / 128), d.zero_point(),
+                 divisor=divisor)
+
+
+def gen_reducemean(net, d, x, pool):
+    """ReduceMean over H and W of a 4-D tensor (half the time: tightfit's GlobalAveragePool), or
+    over a random non-empty set of axes; keepdims 0 or 1."""
+    s = net.tensors[x].shape
+    if len(s) == 4 and d.chance(0.5):
+        axes = [2, 3]
+    else:
+        axes = sorted(set(d.int(0, len(s) - 1) for _ in range(d.int(1, len(s)))))
+    keepdims = d.pick([0, 1])
+    if not keepdims and len(axes) == len(s):
+        keepdims = 1  # no scalar tensors
+    shape = [1 if i in axes else v for i, v in enumerate(s) if keepdims or i not in axes]
+    onnx_axes = [a - len(s) if d.chance(0.3) else a for a in axes]  # negative axes too
+    return layer(net, 'reducemean', [x], shape, d.scale(real_range(net, x) / 128), d.zero_point(), axes=onnx_axes,
+                 keepdims=keepdims)
+
+
+def gen_slice(net, d, x, pool):
+    """A box of x (steps 1) on one or two axes; bounds negative, past the end (clamped) or plain."""
+    s = net.tensors[x].shape
+    axes = [a for a in range(len(s)) if s[a] >= 2]
+    if not axes:
+        return None
+    if len(s) == 4 and 1 in axes and d.chance(0.5):
+        chosen = [1]  # a channel slice
+    else:
+        chosen = sorted(set(d.pick(axes) for _ in range(d.pick([1, 2]))))
+    starts, ends, shape = [], [], list(s)
+    for a in chosen:
+        begin = d.int(0, s[a] - 1)
+        end = d.int(begin + 1, s[a])
+        shape[a] = end - begin
+        starts.append(begin - s[a] if d.chance(0.3) else begin)
+        ends.append(end - s[a] if end < s[a] and d.chance(0.3) else (1000 if end == s[a] and d.chance(0.3) else end))
+    return keep_quant(net, 'slice', x, shape, starts=starts, ends=ends, axes=chosen)
+
+
+def gen_split(net, d, x, pool):
+    """Split in 2 or 3 parts (equal, or sizes given by the split input); the layer's tensor is one
+    of them, the others go unread."""
+    s = net.tensors[x].shape
+    axis = 1 if len(s) == 4 and d.chance(0.6) else d.int(0, len(s) - 1)
+    parts = d.pick([2, 3])
+    if s[axis] < parts:
+        return None
+    if s[axis] % parts == 0 and d.chance(0.5):
+        sizes = None
+        size_list = [s[axis] // parts] * parts
+    else:
+        cuts = sorted(d.rng.choice(np.arange(1, s[axis]), size=parts - 1, replace=False).tolist())
+        size_list = [b - a for a, b in zip([0] + cuts, cuts + [s[axis]])]
+        sizes = size_list
+    k = d.int(0, parts - 1)
+    shape = list(s)
+    shape[axis] = size_list[k]
+    return keep_quant(net, 'split', x, shape, axis=axis, sizes=sizes, parts=parts, index=k)
 
 
 def pool_attrs(d, h, w, ceil_allowed):
@@ -457,6 +541,14 @@ def gen_tanh(net, d, x, pool):
     return gen_unary(net, d, x, 'tanh')
 
 
+def softmax_overflows(y_scale, row):
+    """Whether e * floor(1 / y_scale) can overflow float in ORT's QLinearSoftmax over rows of `row`
+    (1 % to spare for the table's rounding)."""
+    f32max = np.finfo(np.float32).max
+    top = math.exp(max(0.0, float(np.log(np.float32(f32max) / np.float32(row))) - 5.0))
+    return top * float(np.floor(np.float32(1.0) / np.float32(y_scale))) > f32max * 0.99
+
+
 def gen_softmax(net, d, x, pool):
     s = net.tensors[x].shape
     # tightfit runs softmax over the innermost axis in memory only (the last, or the channels of a
@@ -466,8 +558,18 @@ def gen_softmax(net, d, x, pool):
         scale, zp = 1 / 256, net.qmin()
     else:
         scale, zp = d.scale(1 / 256), d.zero_point()
-    # A probability of 1.0 above the output's range on int8 (1/256, -128): the known QLinearSoftmax
-    # bug (a dominant logit gives -128, ORT 127), fixed elsewhere; not drawn until then.
+    # ORT's QLinearSoftmax table leaves e^5 = 148 of headroom below FLT_MAX / row length, so with
+    # floor(1 / y_scale) above about 148 x the row length a dominant element's e * floor(1 /
+    # y_scale) overflows to inf and ORT's result is x86's cast of inf (the zero point, or -1),
+    # which tightfit reproduces (kernel cases softmax_*_overflows*) but the QDQ form, saturating
+    # a probability near 1, cannot: the QDQ model would differ from its QOperator twin, so such
+    # scales are not drawn.
+    row = s[axis]
+    while softmax_overflows(scale, row):
+        scale *= 2
+    # A probability of 1.0 above the output's range on int8 (1/256, -128): ORT's QLinearSoftmax
+    # wraps it to -128, the QDQ form saturates to 127 (tightfit follows each: kernel cases in
+    # tests/runtime), so a QDQ model would differ from its QOperator twin by design: not drawn.
     if net.dtype == 'int8' and 1.0 / np.float32(scale) + zp > net.qmax():
         scale = 1 / 255.0 if zp == -128 else scale
         if 1.0 / np.float32(scale) + zp > net.qmax():
@@ -607,7 +709,8 @@ GENERATORS = {
     'sigmoid': gen_sigmoid, 'tanh': gen_tanh, 'softmax': gen_softmax, 'concat': gen_concat, 'reshape': gen_reshape,
     'flatten': gen_flatten, 'squeeze': gen_squeeze, 'unsqueeze': gen_unsqueeze, 'transpose': gen_transpose,
     'pad': gen_pad, 'resize': gen_resize, 'relu': gen_relu, 'clip': gen_clip, 'requantize': gen_requantize,
-    'convinteger': gen_convinteger, 'matmulinteger': gen_matmulinteger,
+    'convinteger': gen_convinteger, 'matmulinteger': gen_matmulinteger, 'reducemean': gen_reducemean,
+    'sub': gen_sub, 'div': gen_div, 'slice': gen_slice, 'split': gen_split,
 }
 assert set(GENERATORS) == set(OPS)
 
@@ -735,6 +838,16 @@ def plain(g, L, xs, y):
         g.node('Transpose', xs, y, perm=L['perm'])
     elif op == 'pad':
         return 'pad'
+    elif op == 'slice':
+        y0 = L['out']
+        g.node('Slice', [xs[0], g.init(y0 + '.starts', np.array(L['starts'], np.int64)),
+                         g.init(y0 + '.ends', np.array(L['ends'], np.int64)),
+                         g.init(y0 + '.axes', np.array(L['axes'], np.int64))], y)
+    elif op == 'split':
+        y0 = L['out']
+        outs = [y if i == L['index'] else f'{y0}.part{i}' for i in range(L['parts'])]
+        sizes = [g.init(y0 + '.split', np.array(L['sizes'], np.int64))] if L['sizes'] else []
+        g.node('Split', [xs[0]] + sizes, outs, axis=L['axis'])
     elif op == 'resize':
         T = g.net.tensors[L['out']]
         if L['by_sizes']:
@@ -784,10 +897,8 @@ def qdq(net):
             else:
                 bias = [g.bias_dq(L, L['ins'][0])] if L['b'] is not None else []
                 g.node('Gemm', [xs[0], y + '.w.dq'] + bias, pre, transB=1)
-        elif op in ('add', 'mul'):
-            if L['const'] is not None:
-                xs.append(const_dq(g, L))
-            g.node(op.capitalize(), xs, pre)
+        elif op in ('add', 'mul', 'sub', 'reducemean', 'div'):
+            float_op(g, L, xs, pre)
         elif op == 'avgpool':
             g.node('AveragePool', xs, pre, **a)
         elif op == 'gap':
@@ -812,6 +923,26 @@ def qdq(net):
         g.q(f, y)
     finish_outputs(g)
     return g.model('tightfit difftest model (QDQ form), seed %d' % net.seed)
+
+
+def float_op(g, L, xs, dst):
+    """Add, Mul, Sub, ReduceMean or Div on the dequantized inputs xs (float), into dst."""
+    op, y = L['op'], L['out']
+    if op == 'reducemean':
+        g.node('ReduceMean', xs, dst, axes=L['axes'], keepdims=L['keepdims'])
+        return
+    if op == 'div':
+        c = L['divisor']
+        if 'q' in c:
+            g.node('DequantizeLinear', [g.init(y + '.d', np.array(c['q'], NP_OF[g.net.dtype])),
+                                        g.init(y + '.d.scale', np.float32(c['scale'])),
+                                        g.init(y + '.d.zp', np.array(c['zp'], NP_OF[g.net.dtype]))], y + '.d.dq')
+            xs = xs + [y + '.d.dq']
+        else:
+            xs = xs + [g.init(y + '.d', f32([c['value']]))]
+    elif L['const'] is not None:
+        xs = xs + [const_dq(g, L)]
+    g.node(op.capitalize(), xs, dst)
 
 
 def const_dq(g, L):
@@ -878,6 +1009,10 @@ def qop(net):
             attrs = dict(avgpool=a, gap=dict(channels_last=0), sigmoid={}, leakyrelu=dict(alpha=L.get('alpha')),
                          softmax=dict(axis=L.get('axis'), opset=13))[op]
             g.node(CONTRIB_ONE_INPUT[op], xq + [ys, yz], dst, domain=MS, **attrs)
+        elif op in FLOAT_ONLY:
+            # no QLinear operator in ONNX Runtime: a float island, as in the QDQ form
+            float_op(g, L, [g.dq(t, f'{y}.in{i}') for i, t in enumerate(x)], dst + '.f')
+            g.q(dst + '.f', dst)
         elif op in ('tanh', 'relu', 'clip', 'requantize'):
             # no QLinear operator in ONNX Runtime: a float island, as in the QDQ form
             src = g.dq(x[0], y + '.in0')
@@ -926,7 +1061,7 @@ def bound(net):
             xmax = real_range(net, ins[0])
             float_err = (fan_in + 2) * 2.0 ** -23 * float(np.max(per_out * ws)) * xmax / sy
             e[y] = gain * ein[0] + 1 + float_err
-        elif op == 'add':
+        elif op in ('add', 'sub'):
             e[y] = sum(si / sy * ei for si, ei in zip(s, ein)) + 1 + 2.0 ** -22 * 2 * max(
                 real_range(net, t) for t in ins) / sy
         elif op == 'mul':
@@ -939,7 +1074,9 @@ def bound(net):
                 da, db = ein[0] * s[0], ein[1] * s[1]
                 e[y] = (amax * db + bmax * da + da * db) / sy + 1
             e[y] += 2.0 ** -22 * real_range(net, ins[0]) * (real_range(net, ins[1]) if len(ins) > 1 else 1e4) / sy
-        elif op in ('avgpool', 'gap', 'concat', 'requantize', 'relu', 'clip', 'tanh'):
+        elif op == 'div':
+            e[y] = s[0] / (sy * abs(L['divisor']['value'])) * ein[0] + 1
+        elif op in ('avgpool', 'gap', 'reducemean', 'concat', 'requantize', 'relu', 'clip', 'tanh'):
             e[y] = max(si / sy * ei for si, ei in zip(s, ein)) + 1
         elif op == 'leakyrelu':
             e[y] = s[0] / sy * ein[0] + 1

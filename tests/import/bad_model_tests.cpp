@@ -69,6 +69,8 @@ const std::vector<BadModel>& bad_models() {
       {"external_out_of_range.onnx", {"tensor 'w'", "offset 1000000", "lie outside 'external_data_short.bin'"}},
       {"dangling_input.onnx", {"relu (Relu)", "input 'nobody_writes_this'", "not a graph input"}},
       {"huge_input.onnx", {"tensor 'x'", "elements"}},
+      {"slice_step_2.onnx", {"op (Slice)", "step 2 is not supported"}},
+      {"div_by_activation.onnx", {"op (Div)", "divisor 'xf' is an activation"}},
   };
   return cases;
 }

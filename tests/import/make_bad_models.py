@@ -332,6 +332,22 @@ def make_bad():
         f.write(bytes(16))
     save(BAD, "external_out_of_range.onnx", m)
 
+    # Forms of Slice and Div that tightfit refuses: a step of 2, a division by an activation.
+    save(BAD, "slice_step_2.onnx", qdq_island("Slice", ["xf", "starts", "ends", "axes", "steps"], {
+        "starts": np.array([0], np.int64), "ends": np.array([4], np.int64), "axes": np.array([1], np.int64),
+        "steps": np.array([2], np.int64)}, [1, 2, 3, 3]))
+    save(BAD, "div_by_activation.onnx", qdq_island("Div", ["xf", "xf"], {}, [1, 4, 3, 3]))
+
+
+def qdq_island(op, op_inputs, consts, y_shape, name="op"):
+    """x -> QuantizeLinear -> DequantizeLinear -> `op` -> QuantizeLinear -> y (int8, [1, 4, 3, 3])."""
+    inits = [scalar("s", 0.05, np.float32), scalar("z", 0, np.int8)] + [const(k, v) for k, v in consts.items()]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="quant_x"),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"], name="dequant_x"),
+             helper.make_node(op, op_inputs, ["yf"], name=name),
+             helper.make_node("QuantizeLinear", ["yf", "s", "z"], ["y"], name="quant_y")]
+    return model(nodes, [float_input("x", [1, 4, 3, 3])], [helper.make_tensor_value_info("y", TensorProto.INT8, y_shape)], inits)
+
 
 def main():
     for folder in (BAD, GOOD):

@@ -11,6 +11,9 @@ namespace tightfit {
   template void global_average_pool<T>(const GlobalAveragePoolParams&, const T*, T*);              \
   template void add<T>(const AddParams&, const T*, const T*, T*);                                  \
   template void mul<T>(const MulParams&, const T*, const T*, T*);                                  \
+  template void sub<T>(const SubParams&, const T*, const T*, T*);                                  \
+  template void reduce_mean<T>(const ReduceMeanParams&, const T*, T*);                             \
+  template void slice<T>(const SliceParams&, const T*, T*);                                        \
   template void lookup<T>(const uint8_t*, const T*, T*, int32_t);                                  \
   template void concat<T>(const ConcatParams&, const T* const*, const uint8_t* const*, T*);        \
   template void softmax<T>(const SoftmaxParams&, const float*, const T*, T*);                      \

@@ -215,7 +215,9 @@ std::vector<int64_t> run_avgpool(const json& k) {
                                       scalar(c, "x_scale"),
                                       izp(c, "x_zp"),
                                       scalar(c, "y_scale"),
-                                      izp(c, "y_zp")};
+                                      izp(c, "y_zp"),
+                                      tightfit::QuantLimits<T>::kMin,
+                                      tightfit::QuantLimits<T>::kMax};
   const auto x = to_nhwc(data_of<T>(k.at("inputs")[0]), x_dims);
   std::vector<T> y(static_cast<size_t>(p.batch * p.out_h * p.out_w * p.channels));
   tightfit::average_pool(p, x.data(), y.data());
@@ -229,7 +231,8 @@ std::vector<int64_t> run_gavgpool(const json& k) {
   const int32_t image = x_dims[2] * x_dims[3];
   const tightfit::GlobalAveragePoolParams p{
       x_dims[0], image, x_dims[1], izp(c, "x_zp"), izp(c, "y_zp"),
-      tightfit::global_average_pool_multiplier(scalar(c, "x_scale"), scalar(c, "y_scale"), image)};
+      tightfit::global_average_pool_multiplier(scalar(c, "x_scale"), scalar(c, "y_scale"), image),
+      tightfit::QuantLimits<T>::kMin, tightfit::QuantLimits<T>::kMax};
   const auto x = to_nhwc(data_of<T>(k.at("inputs")[0]), x_dims);
   std::vector<T> y(static_cast<size_t>(p.batch * p.channels));
   tightfit::global_average_pool(p, x.data(), y.data());

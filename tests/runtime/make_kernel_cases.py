@@ -630,6 +630,7 @@ def telling_lookup_cases(b, rng):
 
 
 def softmax_reference(t, x, x_scale, y_scale, y_zp, log_in_float, floor_scale):
+    """ORT's QLinearSoftmax over the last axis for finite quotients (no overflow)."""
     d = x.shape[-1]
     if log_in_float:
         shift = float(np.log(np.float32(np.finfo(np.float32).max) / np.float32(d)))
@@ -664,8 +665,8 @@ def telling_softmax_cases(b, rng):
                 y_scale = f32(rng.uniform(0.7, 1.0) / 256.0)
                 y_zp = -128 if t == "int8" else 0
                 ref = softmax_reference(t, x, x_scale, y_scale, y_zp, False, True)
-                # The output scale must be floor(1 / y_scale); whether ORT takes the log of the
-                # table's shift in float or double changes no 8-bit output we could find.
+                # The output scale must be floor(1 / y_scale) (the log of the table's shift is
+                # pinned by edge_softmax_cases).
                 if (softmax_reference(t, x, x_scale, y_scale, y_zp, False, False) != ref).any():
                     break
             else:
@@ -697,6 +698,37 @@ def dominant_softmax_cases(b):
                  helper.make_node("QuantizeLinear", ["yf", "y_scale", "y_zp"], ["y"])]
         unary_case(b, f"softmax_qdq_{sfx}_dominant", "softmax", t, nodes, x, f32(0.1), x_zp, y_scale, y_zp,
                    {"axis": -1, "opset": 13, "wrap": 0})
+
+
+def edge_softmax_cases(b):
+    """QLinearSoftmax where ORT's exact arithmetic shows (cases found by tests/difftest, there
+    under found/softmax-*): (1) rows of equal maxima whose quotient lands on a .5 with a table
+    built from logf, 1 LSB the other way with log in double; (2) rows of one value with
+    floor(1 / y_scale) above e^5 = 148, where e * floor(1 / y_scale) overflows float to inf and
+    ORT's cast to int32 (int8) or uint32 (uint8) gives x86's out-of-range value: the zero point
+    alone for uint8 and for int8 with a zero point >= 0, -1 (255 wrapped) for int8 with a
+    negative one (INT32_MIN + zero point wraps to a large positive sum)."""
+    ties = [("softmax_s8_equal_maxima_logf", "int8", [[-41, -13, -13, -70, -13, -13, -37, -74, -34]],
+             0.9654597640037537, 1.0 / 255.0, -128),
+            ("softmax_s8_equal_row_logf", "int8", [[45] * 6, [-3] * 6], 1.0, 0.005828063935041428, -45)]
+    for name, t, rows, x_scale, y_scale, y_zp in ties:
+        x = np.array(rows, dtype=NP_TYPES[t])
+        x_scale, y_scale = f32(x_scale), f32(y_scale)
+        in_float = softmax_reference(t, x, x_scale, y_scale, y_zp, True, True)
+        if (softmax_reference(t, x, x_scale, y_scale, y_zp, False, True) == in_float).all():
+            raise RuntimeError(f"{name} no longer tells the log in float from the log in double")
+        node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
+        unary_case(b, name, "softmax", t, [node], x, x_scale, 0, y_scale, y_zp,
+                   {"axis": -1, "opset": 13, "wrap": 1})
+    overflows = [("softmax_u8_row_of_one_overflows", "uint8", 0.00461000669747591, 231),
+                 ("softmax_s8_row_of_one_overflows_zp_positive", "int8", 1.0 / 200.0, 5),
+                 ("softmax_s8_row_of_one_overflows_zp_negative", "int8", 1.0 / 200.0, -45)]
+    for name, t, y_scale, y_zp in overflows:
+        lo, hi = qrange(t)
+        x = np.array([[lo], [0], [hi]], dtype=NP_TYPES[t])
+        node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
+        unary_case(b, name, "softmax", t, [node], x, f32(1.0 / 256.0), 0, f32(y_scale), y_zp,
+                   {"axis": -1, "opset": 13, "wrap": 1})
 
 
 def hard_cases(b, rng):
@@ -906,6 +938,7 @@ def main():
     layout_cases(b, rng)
     quantize_cases(b, rng)
     dominant_softmax_cases(b)
+    edge_softmax_cases(b)
     hard_cases(b, np.random.default_rng(20261201))
     b.run()
 

@@ -220,7 +220,7 @@ TEST_CASE("pools compute the same bytes over their input at their distance, not 
       const tightfit::AveragePoolParams p{g.batch,     g.in_h,    g.in_w,     channels,  g.out_h,    g.out_w,
                                           g.kernel_h,  g.kernel_w, g.stride_h, g.stride_w, g.pad_top, g.pad_left,
                                           pad_bottom, pad_right, 0,          0.05f,      3,          0.04f,
-                                          -2};
+                                          -2,          -128,      127};
       const int32_t distance = tightfit::average_pool_distance(p);
       if (static_cast<size_t>(distance) >= out_bytes || distance == 0) continue;
       check_distance("average pool", [&](const uint8_t* in, uint8_t* out) {
@@ -250,10 +250,16 @@ TEST_CASE("element-wise kernels compute in place, and corrupt their output one b
   check_distance("softmax", [&](const uint8_t* in, uint8_t* out) {
     tightfit::softmax(softmax, exp_table, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
   }, 33, 33, tightfit::softmax_distance(), tightfit::softmax_distance());
-  const tightfit::GlobalAveragePoolParams gap{2, 9, 5, 3, -4, 0.1f};
+  const tightfit::GlobalAveragePoolParams gap{2, 9, 5, 3, -4, 0.1f, -128, 127};
   check_distance("global average pool", [&](const uint8_t* in, uint8_t* out) {
     tightfit::global_average_pool(gap, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
   }, 2 * 9 * 5, 2 * 5, tightfit::global_average_pool_distance(gap), tightfit::global_average_pool_distance(gap));
+  // Columns 0..2 of a [3, 5] input (one more byte nearer, output element 1 lands on input 1,
+  // not yet read).
+  const tightfit::SliceParams slice{{1, 1, 3, 3}, {0, 0, 5, 1}, 0};
+  check_distance("slice", [&](const uint8_t* in, uint8_t* out) {
+    tightfit::slice(slice, reinterpret_cast<const int8_t*>(in), reinterpret_cast<int8_t*>(out));
+  }, 15, 9, tightfit::slice_distance(), tightfit::slice_distance());
   // The int32 input is read 4 bytes at a time, so the true limit lies 3 bytes above the input;
   // the contract stops at 0 (the output starts at or below its input): safe, not tight.
   const tightfit::AccumulatorRequantizeParams rq{count, 1e-7f, 0, 0.5f, 1, -128, 127};

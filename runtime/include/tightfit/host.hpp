@@ -209,9 +209,13 @@ inline void build_requantize_table(float x_scale, int32_t x_zp, float y_scale, i
 // exp((i - 255 + shift) * x_scale) in double, stored as float, where
 // shift = max(0, log(FLT_MAX / reduce_len) - 5) / x_scale; for int8 the entry
 // of i is stored at byte (i - 128).  reduce_len is the softmax row length.
+// ORT's log has a float argument (FLT_MAX / reduce_len), so C++ picks the float
+// overload: the logarithm is logf's, widened to double afterwards.  With the
+// double log the table moves by an ulp and rows of equal maxima land 1 LSB
+// the other way (tests/difftest/found/softmax-int8-*).
 inline void build_softmax_table(float x_scale, int32_t reduce_len, bool is_signed, float table[256]) {
-  constexpr double kFloatMax = 3.40282346638528859811704183484516925e+38;
-  double shift = std::log(static_cast<double>(static_cast<float>(kFloatMax) / static_cast<float>(reduce_len)));
+  constexpr float kFloatMax = 3.40282346638528859811704183484516925e+38f;
+  double shift = static_cast<double>(std::log(kFloatMax / static_cast<float>(reduce_len)));
   shift = (shift - 5.0 > 0.0 ? shift - 5.0 : 0.0) / static_cast<double>(x_scale);
   for (int32_t i = 0; i < 256; ++i) {
     const double e = std::exp((static_cast<double>(i) - 255.0 + shift) * static_cast<double>(x_scale));

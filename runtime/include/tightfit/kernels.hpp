@@ -395,9 +395,11 @@ namespace selected_kernels = v6m;
 namespace selected_kernels = portable;
 #endif
 
-// The Helium and ARMv6-M kernels run forwards only, in the portable kernels' raster order (their
-// comments say how they read and write): a call that runs backwards takes the portable loops.
-#if TIGHTFIT_USE_MVE_KERNELS || TIGHTFIT_USE_V6M_KERNELS
+// The ARMv6-M pointwise and fully connected kernels run forwards only, in the portable kernels'
+// raster order (their comments say how they read and write): a call that runs backwards takes
+// the portable loops. Every other fast kernel (ARMv6-M depthwise; Helium pointwise, depthwise and
+// fully connected) runs both ways, in the portable or the DSP kernels' orders.
+#if TIGHTFIT_USE_V6M_KERNELS
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 1
 #else
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 0
@@ -441,15 +443,7 @@ constexpr int32_t conv_pointwise_up_distance(const ConvParams& p) {
 template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-#if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
-  if constexpr (kBackward) {
-    portable::conv_depthwise<T, TW, true>(p, in, weights, bias, multipliers, out);
-  } else {
-    selected_kernels::conv_depthwise<T, TW>(p, in, weights, bias, multipliers, out);
-  }
-#else
   selected_kernels::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-#endif
 }
 
 // Output over the input: pixel by pixel; output channel oc reads input channel oc / multiplier
@@ -576,6 +570,8 @@ constexpr int32_t max_pool_distance(const MaxPoolParams& p) {
                                  p.channels >= 2 ? 0 : kNoOverlap);
 }
 
+namespace portable {
+
 // com.microsoft QLinearGlobalAveragePool (ORT: MlasQLinearGlobalAveragePoolNhwc):
 // integer sum minus zero point * image size, then requantized.
 template <typename T>
@@ -587,9 +583,21 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
     for (int32_t c = 0; c < p.channels; ++c) {
       int32_t acc = bias;
       for (int32_t i = 0; i < p.image_size; ++i) acc += static_cast<int32_t>(x[i * p.channels + c]);
-      y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, QuantLimits<T>::kMin, QuantLimits<T>::kMax);
+      y[c] = requantize<T>(acc, p.multiplier, p.output_zero_point, p.output_min, p.output_max);
     }
   }
+}
+
+}  // namespace portable
+
+// The global average pool: Helium's (8 channels a vector) on a core with it, else the portable loop.
+template <typename T>
+inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  mve::global_average_pool(p, in, out);
+#else
+  portable::global_average_pool(p, in, out);
+#endif
 }
 
 // Output over the input: 0. Channel c of an image is written after its last read, and the
@@ -613,6 +621,8 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
         p.input_zero_point,
         p.output_zero_point,
         p.input_scale / (p.output_scale * static_cast<float>(image_size)),
+        p.output_min,
+        p.output_max,
     };
     global_average_pool(global, in, out);
     return;
@@ -640,7 +650,7 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
           }
           sum /= static_cast<float>(count);
           const float q = round_half_even(sum / p.output_scale + output_zero_point);
-          y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), QuantLimits<T>::kMin, QuantLimits<T>::kMax));
+          y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
         }
       }
     }
@@ -730,6 +740,23 @@ inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
 // Output over operand 0 (a) or 1 (b): as add_distance().
 constexpr int32_t mul_distance(const MulParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
 
+// Sub between DequantizeLinear and QuantizeLinear, as ORT computes it in float
+// (no QLinear form exists): each operand dequantized ((q - zero point) *
+// scale), the difference, then QuantizeLinear (divide, round half to even,
+// saturate), then the fused clamp.
+template <typename T>
+inline void sub(const SubParams& p, const T* a, const T* b, T* out) {
+  detail::for_each_broadcast(p.shape, [&](int32_t o, int32_t ia, int32_t ib) {
+    const float difference =
+        dequantize_linear(a[ia], p.a_scale, p.a_zero_point) - dequantize_linear(b[ib], p.b_scale, p.b_zero_point);
+    const T q = quantize_linear<T>(difference, p.output_scale, p.output_zero_point);
+    out[o] = static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
+  });
+}
+
+// Output over operand 0 (a) or 1 (b): as add_distance().
+constexpr int32_t sub_distance(const SubParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
+
 // A 256-entry table indexed by the input's byte: QLinearSigmoid,
 // QLinearLeakyRelu, Tanh between Dequantize/QuantizeLinear, and requantization
 // (ORT: QLinearLookupTableTransform).  Tables come from host.hpp.
@@ -766,14 +793,32 @@ inline void concat(const ConcatParams& p, const T* const* inputs, const uint8_t*
   }
 }
 
+// QLinearSoftmax converts its rounded quotient to an integer with a plain C++
+// cast, which is undefined for a value out of range (e * floor(1 / y_scale)
+// overflows to inf on a row whose maximum dominates and y_scale < 1/148). ORT's
+// x86-64 build is the reference, so out-of-range values convert as x86 does:
+// int8 casts to int32 (cvttss2si: NaN and out of range give INT32_MIN), uint8
+// casts to uint32 through a 64-bit cvttss2si (the low 32 bits of the int64
+// result; NaN and beyond 2^63 give 0).  An ARM core saturates instead, so the
+// kernel cannot leave the cast to the compiler.
+inline int32_t x86_float_to_int32(float v) {
+  if (!(v >= -2147483648.0f && v < 2147483648.0f)) return static_cast<int32_t>(0x80000000u);
+  return static_cast<int32_t>(v);
+}
+inline uint32_t x86_float_to_uint32(float v) {
+  if (v >= 0.0f && v < 4294967296.0f) return static_cast<uint32_t>(v);
+  if (!(v >= -9223372036854775808.0f && v < 9223372036854775808.0f)) return 0;
+  return static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(v)));
+}
+
 // com.microsoft QLinearSoftmax (ORT: QlinearSoftmaxCPU with its float table):
 // the table holds exp((i - 255 + shift) * x_scale); each row is shifted so its
 // maximum meets the table's top, the float sum is taken in order, and every
 // output is nearbyint(e * floor(1 / y_scale) / sum) + zero point.
 // QLinearSoftmax (p.wrap) caps at 255 only, so an int8 result above 127 wraps
 // as it does in ORT (onnxruntime 1.23: qlinear_softmax.cc, QlinearSoftmaxCPU
-// <int8_t>); the QDQ form saturates to [output_min, output_max] as its
-// QuantizeLinear does.
+// <int8_t>), and the sum with the zero point wraps in 32 bits; the QDQ form
+// saturates to [output_min, output_max] as its QuantizeLinear does.
 template <typename T>
 inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* out) {
   constexpr bool kSigned = QuantLimits<T>::kMin < 0;
@@ -789,11 +834,21 @@ inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* 
     if (sum == 0.0f) return;  // ORT stops here too
     for (int32_t i = 0; i < p.row_len; ++i) {
       const float e = table[static_cast<uint8_t>(x[i] + shift)];
-      const int32_t q = static_cast<int32_t>(round_half_even((e * p.output_scale_inv) / sum)) + p.output_zero_point;
+      const float v = round_half_even((e * p.output_scale_inv) / sum);
       if (p.wrap) {
-        y[i] = q > 255 ? static_cast<T>(255) : static_cast<T>(q);
+        const uint32_t raw = kSigned ? static_cast<uint32_t>(x86_float_to_int32(v)) : x86_float_to_uint32(v);
+        const uint32_t sum_zp = raw + static_cast<uint32_t>(p.output_zero_point);
+        if (kSigned) {
+          const int32_t q = static_cast<int32_t>(sum_zp);
+          y[i] = static_cast<T>(q > 255 ? 255 : q);
+        } else {
+          y[i] = static_cast<T>(sum_zp > 255u ? 255u : sum_zp);
+        }
       } else {
-        y[i] = static_cast<T>(q < p.output_min ? p.output_min : q > p.output_max ? p.output_max : q);
+        // v >= 0, possibly inf: clamp in float before converting.
+        const float hi = static_cast<float>(p.output_max - p.output_zero_point);
+        const int32_t q = (v < hi ? static_cast<int32_t>(v) : p.output_max - p.output_zero_point) + p.output_zero_point;
+        y[i] = static_cast<T>(q < p.output_min ? p.output_min : q);
       }
     }
   }
@@ -846,6 +901,61 @@ inline void transpose(const TransposeParams& p, const T* in, T* out) {
       for (int32_t i2 = 0; i2 < out_dims[2]; ++i2) {
         const T* base = in + i0 * strides[0] + i1 * strides[1] + i2 * strides[2];
         for (int32_t i3 = 0; i3 < out_dims[3]; ++i3, ++o) out[o] = base[i3 * strides[3]];
+      }
+    }
+  }
+}
+
+// Slice and Split: a strided copy (see SliceParams).  The innermost dim is
+// contiguous in both tensors when it is the input's innermost.
+template <typename T>
+inline void slice(const SliceParams& p, const T* in, T* out) {
+  int32_t o = 0;
+  for (int32_t i0 = 0; i0 < p.out_dims[0]; ++i0) {
+    for (int32_t i1 = 0; i1 < p.out_dims[1]; ++i1) {
+      for (int32_t i2 = 0; i2 < p.out_dims[2]; ++i2) {
+        const T* row = in + p.offset + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2];
+        for (int32_t i3 = 0; i3 < p.out_dims[3]; ++i3, ++o) out[o] = row[i3 * p.in_strides[3]];
+      }
+    }
+  }
+}
+
+// Output over the input: 0. Output element o reads input element offset + sum(in_strides[d] *
+// i_d) >= o (the box's strides are no larger than the input's), and those reads increase with
+// o: writing element o can only overwrite input bytes already read.
+constexpr int32_t slice_distance() { return 0; }
+
+// ReduceMean between DequantizeLinear and QuantizeLinear (ORT has no QLinear
+// form and computes it in float: the dequantized values summed, divided by
+// the count, quantized).  The sum of (q - zero point) is exact in int32; times
+// the scale it is ORT's float sum whenever that sum is exact (it rounds only
+// past 24 significant bits), then the same division by the count and the same
+// QuantizeLinear.  The spatial mean of a 4-D tensor is not computed here: the
+// importer makes it a GlobalAveragePool (ORT's integer kernel).
+template <typename T>
+inline void reduce_mean(const ReduceMeanParams& p, const T* in, T* out) {
+  const int32_t bias = -p.input_zero_point * p.count;
+  const float count = static_cast<float>(p.count);
+  for (int32_t i0 = 0; i0 < p.kept_dims[0]; ++i0) {
+    for (int32_t i1 = 0; i1 < p.kept_dims[1]; ++i1) {
+      for (int32_t i2 = 0; i2 < p.kept_dims[2]; ++i2) {
+        for (int32_t i3 = 0; i3 < p.kept_dims[3]; ++i3) {
+          const T* x = in + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2] + i3 * p.in_strides[3];
+          int32_t acc = bias;
+          for (int32_t j0 = 0; j0 < p.reduced_dims[0]; ++j0) {
+            for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1) {
+              for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
+                const T* r = x + j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2];
+                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) acc += static_cast<int32_t>(r[j3 * p.in_strides[3]]);
+              }
+            }
+          }
+          const float mean = (static_cast<float>(acc) * p.input_scale) / count;
+          const T q = quantize_linear<T>(mean, p.output_scale, p.output_zero_point);
+          out[i0 * p.out_strides[0] + i1 * p.out_strides[1] + i2 * p.out_strides[2] + i3 * p.out_strides[3]] =
+              static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
+        }
       }
     }
   }

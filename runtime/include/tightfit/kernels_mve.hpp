@@ -16,25 +16,35 @@
 //
 // How the work is laid out (16 int8/uint8 lanes per 128-bit vector, the last vector of a run
 // predicated so that lanes past its end load as 0):
-//  * pointwise conv and fully connected: one row (pixel) against 4 output channels at a time:
-//    each 16-byte input vector is loaded once and summed with VMLADAVA against 4 weight vectors;
-//    the zero points come off afterwards through sum(x) (once per row) and sum(w) (VADDVA on the
-//    weight vectors already loaded): sum (x - zx)(w - zw) =
-//    sum x w - zw sum x - zx sum w + n zx zw. The 4 accumulators are requantized together in
-//    one float vector and stored as 4 bytes with one narrowing store.
-//  * general conv with one group: the pixel's receptive field gathered into a byte patch on the
-//    stack (padding taps hold the input zero point, so that they add nothing), then the patch is
-//    one row of the same 1 x 4 product.
-//  * depthwise (depth multiplier 1): 4 adjacent channels per vector of 32-bit lanes (VLDRB
-//    widening each byte), the taps inside the image found once per pixel; 4 outputs requantized
-//    and stored per vector.
+//  * pointwise conv and fully connected, weights' zero point 0 (matmul, pair_times_weights): two
+//    rows (pixels) against two output channels at a time, each 16-byte step 4 loads and 4
+//    VMLADAVA; the input's zero point is folded once per call into per-channel start values
+//    bias - zx * sum(w) (PairStarts, on the stack), from which the 4 sums start; they are
+//    requantized in one float vector and stored with one scatter. A row left over, and weights
+//    with a zero point, go one row against 4 channels at a time (row_times_weights), the zero
+//    points coming off through sum(x) and sum(w): sum (x - zx)(w - zw) =
+//    sum x w - zw sum x - zx sum w + n zx zw.
+//  * general conv with one group: the receptive fields of two pixels gathered into byte patches
+//    on the stack (padding taps hold the input zero point, so that they add nothing), then the
+//    two patches are a pair of rows as above (one pixel at a time when a patch is over half of
+//    kPatchBytes or the weights have a zero point).
+//  * depthwise (depth multiplier 1): 8 adjacent channels per pass in 16-bit lanes, VMULLB /
+//    VMULLT into even / odd 32-bit sums that start from the bias, the taps inside the image found
+//    once per pixel; the two vectors requantized and narrowed into one 8-byte store.
+//  * global average pool: 8 channels per vector, 16-bit sums over runs of 128 pixels.
 //  * mixed activation/weight signedness and depth multipliers > 1 go to the portable kernels.
 //
-// Read/write order (for outputs that overlap their inputs in memory): every kernel here writes
-// its output in the portable kernel's raster order, pixel after pixel, channels ascending within
-// a pixel, and writes the outputs of pixel p only after it has read every input that pixel p
-// needs; it never writes an output before the portable kernel would have. It reads inputs only
-// of the pixel being computed (no reading ahead into later pixels). No __restrict anywhere.
+// Read/write order (for outputs that overlap their inputs in memory): the depthwise kernel and
+// the pool write in the portable kernel's raster order (pixel after pixel, channels ascending
+// within a pixel; the depthwise pixels in reverse when run backwards), each output after every
+// input it needs has been read; the matrix kernels in the DSP matrix kernel's order (pairs of
+// rows, two channels at a time: kernels.hpp's dsp_matmul_distance and dsp_matmul_up_distance),
+// which the stated distances already cover; the general conv in raster order, forwards only,
+// pixel p's outputs written after pixel p + 1's inputs are gathered (later than the portable
+// kernel would: never sooner). No __restrict anywhere.
+//
+// GCC 12 miscompiles constant predicates other than all-true (a 0x0F0F mask was stored as
+// 0xFFFF): predicates here come from VCTP, or an all-true case takes the unpredicated form.
 #pragma once
 
 #include <arm_mve.h>
@@ -91,20 +101,45 @@ struct Output {
     lanes::store4(y + c, vaddq_n_s32(q, zero_point), count);
   }
 
-  // The same for channels c, c + 2, c + 4, c + 6 (the first `count`).
+  // The bias of channels c + 2j (j < 4; 0 past the predicate's lanes, or without a bias): where
+  // the sums of the even (c even) or the odd channels of a group of 8 start.
+  int32x4_t bias_every_other(int32_t c, mve_pred16_t m) const {
+    if (bias == nullptr) return vdupq_n_s32(0);
+    return m == 0xFFFF ? vldrwq_gather_shifted_offset_s32(bias + c, vidupq_n_u32(0, 2))
+                       : vldrwq_gather_shifted_offset_z_s32(bias + c, vidupq_n_u32(0, 2), m);
+  }
+
+  // Requantizes the sums of channels c .. c + 7 held as even (c, c + 2, ...) and odd (c + 1, ...)
+  // lanes, bias included, and stores the first `count` in channel order (the two vectors
+  // narrowed into the bottom and top halves of 16-bit lanes, then one narrowing store).
   template <typename T>
-  void store_every_other(int32x4_t acc, int32_t c, int32_t count, T* y) const {
-    const mve_pred16_t m = vctp32q(count);
+  void store_8(int32x4_t even, int32x4_t odd, int32_t c, int32_t count, T* y) const {
     const uint32x4_t every_other = vidupq_n_u32(0, 2);  // 0, 2, 4, 6
-    if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_z_s32(bias + c, every_other, m));
-    const float32x4_t scale = per_channel ? vldrwq_gather_shifted_offset_z_f32(multipliers + c, every_other, m)
-                                          : vdupq_n_f32(multipliers[0]);
-    int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scale));
-    q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
-    if constexpr (std::is_same_v<T, int8_t>) {
-      vstrbq_scatter_offset_p_s32(y + c, every_other, q, m);
+    float32x4_t even_scale, odd_scale;
+    if (!per_channel) {
+      even_scale = odd_scale = vdupq_n_f32(multipliers[0]);
+    } else if (count == 8) {
+      even_scale = vldrwq_gather_shifted_offset_f32(multipliers + c, every_other);
+      odd_scale = vldrwq_gather_shifted_offset_f32(multipliers + c + 1, every_other);
     } else {
-      vstrbq_scatter_offset_p_u32(y + c, every_other, vreinterpretq_u32_s32(q), m);
+      even_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c, every_other, vctp32q((count + 1) >> 1));
+      odd_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c + 1, every_other, vctp32q(count >> 1));
+    }
+    const int32x4_t e = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(even), even_scale)), lo), hi);
+    const int32x4_t o = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(odd), odd_scale)), lo), hi);
+    const int16x8_t q = vaddq_n_s16(vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), e), o), static_cast<int16_t>(zero_point));
+    if constexpr (std::is_same_v<T, int8_t>) {
+      if (count == 8) {
+        vstrbq_s16(y + c, q);
+      } else {
+        vstrbq_p_s16(y + c, q, vctp16q(count));
+      }
+    } else {
+      if (count == 8) {
+        vstrbq_u16(y + c, vreinterpretq_u16_s16(q));
+      } else {
+        vstrbq_p_u16(y + c, vreinterpretq_u16_s16(q), vctp16q(count));
+      }
     }
   }
 };
@@ -264,6 +299,147 @@ inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c,
   }
 }
 
+// The matrix kernels' pairs of rows (weights' zero point 0): two rows x0 and x1 of n bytes
+// against two weight rows w0 and w1, d[r][c] = sum_i x_r[i] w_c[i]. Each 16-byte step is 4
+// loads and 4 VMLADAVA for 64 MACs; the input's zero point is in the channel's start value
+// (PairStarts), not in the loop.
+struct Dots2x2 {
+  int32_t d00 = 0, d01 = 0, d10 = 0, d11 = 0;
+};
+
+template <typename V>
+inline void step_2x2(V a, V b, V u, V v, Dots2x2& r) {
+  r.d00 = lanes::dot(r.d00, a, u);
+  r.d10 = lanes::dot(r.d10, b, u);
+  r.d01 = lanes::dot(r.d01, a, v);
+  r.d11 = lanes::dot(r.d11, b, v);
+}
+
+// r += the dots of the 2 x 2 block over `steps` whole vectors and a tail of `tail` bytes.
+template <typename T>
+inline void dot_2x2(const T* x0, const T* x1, const T* w0, const T* w1, int32_t steps, int32_t tail, Dots2x2& r) {
+  for (; steps > 0; --steps) {
+    step_2x2(lanes::load(x0), lanes::load(x1), lanes::load(w0), lanes::load(w1), r);
+    x0 += 16, x1 += 16, w0 += 16, w1 += 16;
+  }
+  if (tail != 0) {
+    const mve_pred16_t m = vctp8q(tail);
+    step_2x2(lanes::load(x0, m), lanes::load(x1, m), lanes::load(w0, m), lanes::load(w1, m), r);
+  }
+}
+
+// Where the sums of up to kStartChannels output channels start, on the stack (the matrix
+// kernels' only memory besides their operands: 4 bytes a channel, 256 bytes at most):
+// bias[c] - zx * sum_i w[c][i], so that sum_i (x[i] - zx) w[c][i] + bias[c] = start[c] + sum_i
+// x[i] w[c][i] (the same value modulo 2^32). Layers with more output channels have the starts
+// of each group of kStartChannels recomputed for every pair of rows.
+constexpr int32_t kStartChannels = 64;
+
+struct PairStarts {
+  alignas(16) int32_t start[kStartChannels];
+  int32_t first = 0, count = 0;  // the channels held: [first, first + count)
+
+  template <typename TW>
+  void fill(const TW* w, int32_t n, const int32_t* bias, int32_t zx, int32_t from, int32_t out_c) {
+    first = from;
+    count = out_c - from < kStartChannels ? out_c - from : kStartChannels;
+    for (int32_t c = 0; c < count; ++c)
+      start[c] = (bias != nullptr ? bias[from + c] : 0) - zx * row_sum(w + (from + c) * n, n);
+  }
+};
+
+// One block of pair_times_weights: the sums of channels c and c + 1 over both rows from their
+// starts, requantized in one vector and stored at y + to (lanes: (row 0, c), (row 0, c + 1),
+// (row 1, c), (row 1, c + 1)). An odd last channel is the block of c with itself: start[1] ==
+// start[0], w1 == w0 and `to` sending lanes 1 and 3 to the bytes of lanes 0 and 2 (the same
+// values twice: no predicate, whose constants GCC 12 miscompiles).
+template <typename T>
+__attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, const T* w0, const T* w1,
+                                                      int32_t steps, int32_t tail, int32_t start0, int32_t start1,
+                                                      float32x4_t scales, int32x4_t lo, int32x4_t hi,
+                                                      int32_t zero_point, uint32x4_t to, T* y) {
+  Dots2x2 r{start0, start1, start0, start1};
+  dot_2x2(x0, x1, w0, w1, steps, tail, r);
+  const int32x4_t acc =
+      vsetq_lane_s32(r.d11, vsetq_lane_s32(r.d10, vsetq_lane_s32(r.d01, vdupq_n_s32(r.d00), 1), 2), 3);
+  int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scales));
+  q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
+  if constexpr (std::is_same_v<T, int8_t>) {
+    vstrbq_scatter_offset_s32(y, to, q);
+  } else {
+    vstrbq_scatter_offset_u32(y, to, vreinterpretq_u32_s32(q));
+  }
+}
+
+// Two rows, x0 and x1 = x0 + x_step (n bytes each), against the out_c weight rows: y0[c] and
+// y1[c] = y0[c + y_step] for every c, in the order of the DSP matrix kernel (kernels.hpp,
+// dsp_matmul_distance): the channels two at a time over both rows, then an odd last channel;
+// each block's 4 (2) outputs are requantized in one vector and stored after all of x0 and x1
+// has been read for it. `starts` holds the first channels' starts on entry (refilled past them).
+template <typename T>
+inline void pair_times_weights(const T* x0, int32_t x_step, const T* w, int32_t n, int32_t out_c, int32_t zx,
+                               const Output& o, PairStarts& starts, T* y0, int32_t y_step) {
+  const T* x1 = x0 + x_step;
+  // Lanes: (row 0, channel c), (row 0, c + 1), (row 1, c), (row 1, c + 1).
+  const uint32x4_t pair = vreinterpretq_u32_s32(vsetq_lane_s32(1, vsetq_lane_s32(1, vdupq_n_s32(0), 1), 3));
+  const uint32x4_t to = vaddq_u32(pair, vreinterpretq_u32_s32(vsetq_lane_s32(
+                                            y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3)));
+  const int32_t zero_point = o.zero_point, steps = n >> 4, tail = n & 15;
+  const int32x4_t lo = o.lo, hi = o.hi;
+  const float32x4_t tensor_scale = vdupq_n_f32(o.multipliers[0]);
+  const bool per_channel = o.per_channel != 0;
+  for (int32_t group = 0; group < out_c; group += kStartChannels) {
+    if (starts.first != group) starts.fill(w, n, o.bias, zx, group, out_c);
+    const int32_t count = starts.count;
+    const float* scale = o.multipliers + group;
+    const int32_t* start = starts.start;
+    const T* w0 = w + group * n;
+    T* y = y0 + group;
+    for (int32_t left = count >> 1; left > 0; --left) {
+      const float32x4_t scales = per_channel ? vldrwq_gather_shifted_offset_f32(scale, pair) : tensor_scale;
+      pair_block(x0, x1, w0, w0 + n, steps, tail, start[0], start[1], scales, lo, hi, zero_point, to, y);
+      w0 += 2 * n;
+      y += 2;
+      start += 2;
+      scale += 2;
+    }
+    if ((count & 1) != 0) {
+      const float32x4_t scales = per_channel ? vdupq_n_f32(scale[0]) : tensor_scale;
+      const uint32x4_t to_odd = vreinterpretq_u32_s32(
+          vsetq_lane_s32(y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3));  // 0, 0, y_step, y_step
+      pair_block(x0, x1, w0, w0, steps, tail, start[0], start[0], scales, lo, hi, zero_point, to_odd, y);
+    }
+  }
+}
+
+// The matrix kernels (pointwise conv, fully connected): rows of n bytes, in pairs when the
+// weights' zero point is 0, else one at a time; row r reads x + r * n and writes y + r * y_stride
+// (out_c, or more for a channel slice of a Concat's output).
+// The order of the DSP matrix kernel (kernels.hpp, dsp_matmul_distance and
+// dsp_matmul_up_distance): the pairs from the first (from the last when kBackward), then an odd
+// row left over (the last row; row 0 when kBackward) alone; without pairs, the rows one by one
+// as the portable kernel takes them.
+template <bool kBackward, typename T, typename TW>
+inline void matmul(const T* x, const TW* w, int32_t rows, int32_t n, int32_t out_c, int32_t zx, int32_t zw,
+                   const Output& o, T* y, int32_t y_stride) {
+  int32_t paired = 0;
+  if constexpr (std::is_same_v<T, TW>) {
+    if (zw == 0 && rows >= 2) {
+      PairStarts starts;
+      starts.fill(w, n, o.bias, zx, 0, out_c);
+      paired = rows & ~1;
+      for (int32_t i = 0; i < paired; i += 2) {
+        const int32_t r = kBackward ? rows - 2 - i : i;
+        pair_times_weights(x + r * n, n, w, n, out_c, zx, o, starts, y + r * y_stride, y_stride);
+      }
+    }
+  }
+  for (int32_t i = paired; i < rows; ++i) {
+    const int32_t r = kBackward ? rows - 1 - i : i;
+    row_times_weights(x + r * n, w, n, out_c, zx, zw, o, y + r * y_stride);
+  }
+}
+
 // n bytes copied or set, 16 at a time (the last vector predicated).
 template <typename T>
 inline void copy_bytes(T* to, const T* from, int32_t n) {
@@ -287,83 +463,100 @@ inline int16x8_t widen8(const uint8_t* p) { return vreinterpretq_s16_u16(vldrbq_
 inline int16x8_t widen8(const int8_t* p, mve_pred16_t m) { return vldrbq_z_s16(p, m); }
 inline int16x8_t widen8(const uint8_t* p, mve_pred16_t m) { return vreinterpretq_s16_u16(vldrbq_z_u16(p, m)); }
 
-// The taps of one output pixel for 8 channels: even += (x - zx)(w - zw) of lanes 0, 2, 4, 6 and
-// odd += those of lanes 1, 3, 5, 7 (VMULLB / VMULLT), over ky in [ky_lo, ky_hi) and kx in
-// [kx_lo, kx_hi). kWeightOffset: the weights' zero point is not 0. kPartial: fewer than 8
-// channels are left (predicated loads).
+// The sums of one output pixel for 8 channels, as two vectors of 32-bit lanes: the even and the
+// odd channels.
+struct Depthwise8 {
+  int32x4_t even, odd;
+};
+
+// Where one depthwise output pixel's taps are: rows x taps of them inside the image, the first
+// at x / w, the next tap tap_step bytes on in the input (channels bytes in the weights), the
+// next row x_row_step / w_row_step bytes on.
+template <typename T, typename TW>
+struct DepthwiseTaps {
+  const T* x;
+  const TW* w;
+  int32_t rows, taps, x_row_step, tap_step, w_row_step, channels;
+};
+
+// One tap for 8 channels: (x - zx)(w - zw) added to the even and the odd lanes' sums, in 16-bit
+// lanes (VMULLB / VMULLT multiply the even and the odd lanes into 32 bits). kWeightOffset: the
+// weights' zero point is not 0. kPartial: fewer than 8 channels are left (predicated loads: the
+// lanes past the end read as 0 and are never stored).
 template <bool kWeightOffset, bool kPartial, typename T, typename TW>
-inline void depthwise_taps(const T* x_row, const TW* w_row, int32_t rows, int32_t taps, int32_t x_row_step,
-                           int32_t x_tap_step, int32_t w_row_step, int32_t w_tap_step, int16x8_t zx, int16x8_t zw,
-                           mve_pred16_t m, int32x4_t& even, int32x4_t& odd) {
-  for (int32_t ky = 0; ky < rows; ++ky) {
-    const T* xt = x_row;
-    const TW* wt = w_row;
-    for (int32_t kx = 0; kx < taps; ++kx) {
-      int16x8_t xv, wv;
-      if constexpr (kPartial) {
-        xv = widen8(xt, m);
-        wv = widen8(wt, m);
-      } else {
-        xv = widen8(xt);
-        wv = widen8(wt);
-      }
-      xv = vsubq_s16(xv, zx);
-      if constexpr (kWeightOffset) wv = vsubq_s16(wv, zw);
-      even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
-      odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
-      xt += x_tap_step;
-      wt += w_tap_step;
-    }
-    x_row += x_row_step;
-    w_row += w_row_step;
+inline void depthwise_tap(const T* x, const TW* w, int16_t zx, int16_t zw, mve_pred16_t m, Depthwise8& r) {
+  int16x8_t xv, wv;
+  if constexpr (kPartial) {
+    xv = widen8(x, m), wv = widen8(w, m);
+  } else {
+    xv = widen8(x), wv = widen8(w);
+  }
+  xv = vsubq_n_s16(xv, zx);
+  if constexpr (kWeightOffset) wv = vsubq_n_s16(wv, zw);
+  r.even = vaddq_s32(r.even, vmullbq_int_s16(xv, wv));
+  r.odd = vaddq_s32(r.odd, vmulltq_int_s16(xv, wv));
+}
+
+// Every tap of one output pixel for channels c .. c + 7, added to r (which holds the bias).
+template <bool kWeightOffset, bool kPartial, typename T, typename TW>
+inline void depthwise_taps(const DepthwiseTaps<T, TW>& t, int32_t c, int16_t zx, int16_t zw, mve_pred16_t m,
+                           Depthwise8& r) {
+  const T* x_row = t.x + c;
+  const TW* w_row = t.w + c;
+  for (int32_t ky = 0; ky < t.rows; ++ky, x_row += t.x_row_step, w_row += t.w_row_step) {
+    const T* x = x_row;
+    const TW* w = w_row;
+    for (int32_t kx = 0; kx < t.taps; ++kx, x += t.tap_step, w += t.channels)
+      depthwise_tap<kWeightOffset, kPartial>(x, w, zx, zw, m, r);
   }
 }
 
 // Depthwise, depth multiplier 1: out[p][c] = requant(bias[c] + sum over the taps of pixel p
-// inside the image of (x[tap][c] - zx)(w[tap][c] - zw)), 8 channels per vector of 16-bit lanes:
-// VMULLB / VMULLT multiply the even and the odd lanes into two vectors of 32-bit sums, which are
-// requantized and stored apart (channels c, c + 2, ... and c + 1, c + 3, ...).
-// Reads: for output pixel p, the input pixels of its taps, channels c .. c + 7, then writes
-// y[p][c .. c + 7]; pixels in raster order, channel groups ascending.
-template <typename T, typename TW>
+// inside the image of (x[tap][c] - zx)(w[tap][c] - zw)), 8 channels per pass (the taps inside
+// the image found once per pixel), the sums starting from the bias and kept as the even and the
+// odd channels. Reads: for output pixel p, the input pixels of its taps, channels c .. c + 7,
+// then writes y[p][c .. c + 7]; channel groups ascending within a pixel; pixels in raster order,
+// or in reverse raster order when kBackward (the portable kernel's orders: kernels.hpp's
+// conv_depthwise_distance and conv_depthwise_up_distance hold for both).
+template <typename T, typename TW, bool kBackward>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t channels = p.in_c;
-  const int16x8_t zx = vdupq_n_s16(static_cast<int16_t>(p.input_zero_point));
-  const int16x8_t zw = vdupq_n_s16(static_cast<int16_t>(p.weight_zero_point));
-  const bool weight_offset = p.weight_zero_point != 0;
-  for (int32_t b = 0; b < p.batch; ++b) {
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+  const int16_t zx = static_cast<int16_t>(p.input_zero_point), zw = static_cast<int16_t>(p.weight_zero_point);
+  // Whole groups of 8 without predicates when the weights' zero point is 0; the others with.
+  const int32_t whole = zw == 0 ? channels & ~7 : 0;
+  DepthwiseTaps<T, TW> t{nullptr, nullptr, 0, 0, p.dilation_h * p.in_w * channels, p.dilation_w * channels,
+                         p.kernel_w * channels, channels};
+  for (int32_t bi = 0; bi < p.batch; ++bi) {
+    const int32_t b = kBackward ? p.batch - 1 - bi : bi;
+    for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
+      const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
       conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+      t.rows = ky_hi - ky_lo;
+      for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
+        const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
         conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        t.taps = kx_hi - kx_lo;
+        t.x = in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
+        t.w = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
-        const T* x_first =
-            in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
-        const TW* w_first = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
-        const int32_t x_row_step = p.dilation_h * p.in_w * channels, x_tap_step = p.dilation_w * channels;
-        const int32_t w_row_step = p.kernel_w * channels;
-        for (int32_t c = 0; c < channels; c += 8) {
+        int32_t c = 0;
+        for (; c < whole; c += 8) {
+          Depthwise8 r{o.bias_every_other(c, 0xFFFF), o.bias_every_other(c + 1, 0xFFFF)};
+          depthwise_taps<false, false>(t, c, zx, zw, 0xFFFF, r);
+          o.store_8(r.even, r.odd, c, 8, y);
+        }
+        for (; c < channels; c += 8) {
           const int32_t count = channels - c < 8 ? channels - c : 8;
-          const mve_pred16_t m = vctp16q(count);
-          int32x4_t even = vdupq_n_s32(0), odd = vdupq_n_s32(0);
-          const int32_t rows = ky_hi - ky_lo, taps = kx_hi - kx_lo;
-          const T* x_row = x_first + c;
-          const TW* w_row = w_first + c;
-          if (count == 8 && !weight_offset) {
-            depthwise_taps<false, false>(x_row, w_row, rows, taps, x_row_step, x_tap_step, w_row_step, channels, zx,
-                                         zw, m, even, odd);
-          } else {
-            depthwise_taps<true, true>(x_row, w_row, rows, taps, x_row_step, x_tap_step, w_row_step, channels, zx,
-                                       zw, m, even, odd);
-          }
-          o.store_every_other(even, c, (count + 1) >> 1, y);
-          if (count > 1) o.store_every_other(odd, c + 1, count >> 1, y);
+          Depthwise8 r{o.bias_every_other(c, vctp32q((count + 1) >> 1)),
+                       o.bias_every_other(c + 1, vctp32q(count >> 1))};
+          depthwise_taps<true, true>(t, c, zx, zw, vctp16q(count), r);
+          o.store_8(r.even, r.odd, c, count, y);
         }
       }
     }
@@ -373,88 +566,162 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
 // The largest receptive field (kh * kw * in_c bytes) that the general conv gathers on the stack.
 constexpr int32_t kPatchBytes = 256;
 
-// General conv with one group and kh * kw * in_c <= kPatchBytes: the receptive field of output
-// pixel p gathered into a patch (taps in the padding hold the input zero point), then one row
-// against all output channels. Reads: the input pixels of pixel p's taps; then writes
-// y[p][0 .. out_c) in ascending order; pixels in raster order.
-template <typename T, typename TW>
-inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                       const float* multipliers, T* out) {
-  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
+// The receptive field of output pixel (b, oy, ox) as len = kh * kw * in_c bytes at e, taps in
+// the padding holding the input zero point (so that they add nothing).
+template <typename T>
+inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy, int32_t ox, T* e) {
   const T padding = static_cast<T>(p.input_zero_point);
   const int32_t row_bytes = p.kernel_w * p.in_c;
-  alignas(16) T patch[kPatchBytes];
-  for (int32_t b = 0; b < p.batch; ++b) {
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        T* e = patch;
-        int32_t kx_lo, kx_hi;
-        const int32_t ix0 = ox * p.stride_w - p.pad_left;
-        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
-        for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes) {
-          const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-          if (iy < 0 || iy >= p.in_h || kx_lo >= kx_hi) {
-            fill_bytes(e, row_bytes, padding);
-          } else if (p.dilation_w == 1) {
-            // The taps of the row inside the image are one run of bytes; the rest is padding.
-            fill_bytes(e, kx_lo * p.in_c, padding);
-            copy_bytes(e + kx_lo * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo) * p.in_c,
-                       (kx_hi - kx_lo) * p.in_c);
-            fill_bytes(e + kx_hi * p.in_c, (p.kernel_w - kx_hi) * p.in_c, padding);
-          } else {
-            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
-              const int32_t ix = ix0 + kx * p.dilation_w;
-              if (ix < 0 || ix >= p.in_w) {
-                fill_bytes(e + kx * p.in_c, p.in_c, padding);
-              } else {
-                copy_bytes(e + kx * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c, p.in_c);
-              }
-            }
-          }
+  int32_t kx_lo, kx_hi, ky_lo, ky_hi;
+  const int32_t ix0 = ox * p.stride_w - p.pad_left, iy0 = oy * p.stride_h - p.pad_top;
+  conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+  conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+  if (p.dilation_w == 1 && kx_lo == 0 && kx_hi == p.kernel_w && ky_lo == 0 && ky_hi == p.kernel_h) {
+    // Inside the image: kernel_h runs of row_bytes bytes, one predicated vector each when short.
+    const T* x = in + ((b * p.in_h + iy0) * p.in_w + ix0) * p.in_c;
+    const int32_t x_step = p.dilation_h * p.in_w * p.in_c;
+    if (row_bytes <= 16) {
+      const mve_pred16_t m = vctp8q(row_bytes);
+      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step)
+        vstrbq_p_u8(reinterpret_cast<uint8_t*>(e), vldrbq_z_u8(reinterpret_cast<const uint8_t*>(x), m), m);
+    } else {
+      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step) copy_bytes(e, x, row_bytes);
+    }
+    return;
+  }
+  for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes) {
+    const int32_t iy = iy0 + ky * p.dilation_h;
+    if (iy < 0 || iy >= p.in_h || kx_lo >= kx_hi) {
+      fill_bytes(e, row_bytes, padding);
+    } else if (p.dilation_w == 1) {
+      // The taps of the row inside the image are one run of bytes; the rest is padding.
+      fill_bytes(e, kx_lo * p.in_c, padding);
+      copy_bytes(e + kx_lo * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo) * p.in_c,
+                 (kx_hi - kx_lo) * p.in_c);
+      fill_bytes(e + kx_hi * p.in_c, (p.kernel_w - kx_hi) * p.in_c, padding);
+    } else {
+      for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+        const int32_t ix = ix0 + kx * p.dilation_w;
+        if (ix < 0 || ix >= p.in_w) {
+          fill_bytes(e + kx * p.in_c, p.in_c, padding);
+        } else {
+          copy_bytes(e + kx * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c, p.in_c);
         }
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
-        row_times_weights(patch, weights, len, p.out_c, p.input_zero_point, p.weight_zero_point, o, y);
       }
     }
   }
 }
 
+// General conv with one group and kh * kw * in_c <= kPatchBytes: the receptive field of each
+// output pixel gathered into a patch, then the patch is a row against all output channels; with
+// the weights' zero point 0 and a patch of at most half kPatchBytes, two pixels at a time (the
+// matrix kernels' pairs of rows). Reads: the input pixels of pixel p's taps (and of pixel p + 1's
+// when in pairs); then writes y[p][0 .. out_c) (and y[p + 1]) in ascending order; pixels in
+// raster order.
+template <typename T, typename TW>
+inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                       const float* multipliers, T* out) {
+  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
+  const int32_t pixels = p.batch * p.out_h * p.out_w;
+  alignas(16) T patch[kPatchBytes];
+  int32_t b = 0, oy = 0, ox = 0;  // pixel q
+  auto advance = [&] {
+    if (++ox == p.out_w) {
+      ox = 0;
+      if (++oy == p.out_h) oy = 0, ++b;
+    }
+  };
+  int32_t q = 0;
+  if constexpr (std::is_same_v<T, TW>) {
+    if (p.weight_zero_point == 0 && 2 * len <= kPatchBytes && pixels >= 2) {
+      PairStarts starts;
+      starts.fill(weights, len, bias, p.input_zero_point, 0, p.out_c);
+      for (; q + 2 <= pixels; q += 2) {
+        gather_patch(p, in, b, oy, ox, patch);
+        advance();
+        gather_patch(p, in, b, oy, ox, patch + len);
+        advance();
+        pair_times_weights(patch, len, weights, len, p.out_c, p.input_zero_point, o, starts,
+                           out + q * conv_out_stride(p), conv_out_stride(p));
+      }
+    }
+  }
+  for (; q < pixels; ++q) {
+    gather_patch(p, in, b, oy, ox, patch);
+    advance();
+    row_times_weights(patch, weights, len, p.out_c, p.input_zero_point, p.weight_zero_point, o,
+                      out + q * conv_out_stride(p));
+  }
+}
+
 }  // namespace impl
+
+// Global average pool (kernels.hpp, global_average_pool): 8 channels at a time, the pixels' bytes
+// summed in 16-bit lanes (128 pixels at most per run: 128 * 255 fits), each run widened into
+// the even and the odd channels' 32-bit sums, which start at -zx * image_size, then requantized
+// as a conv's outputs. Reads channels c .. c + 7 of every pixel of image b, then writes
+// y[b][c .. c + 7]; channel groups ascending, images in order (distance 0, as the portable loop).
+template <typename T>
+inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
+  const float multiplier[1] = {p.multiplier};
+  const Output o = output_of(nullptr, multiplier, 0, p.output_zero_point, p.output_min, p.output_max);
+  const int32_t start = -p.input_zero_point * p.image_size;
+  constexpr int32_t kRun = 128;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    const T* x = in + b * p.image_size * p.channels;
+    T* y = out + b * p.channels;
+    for (int32_t c = 0; c < p.channels; c += 8) {
+      const int32_t count = p.channels - c < 8 ? p.channels - c : 8;
+      const mve_pred16_t m = vctp16q(count);
+      int32x4_t even = vdupq_n_s32(start), odd = even;
+      for (int32_t first = 0; first < p.image_size; first += kRun) {
+        const int32_t n = p.image_size - first < kRun ? p.image_size - first : kRun;
+        const T* xp = x + first * p.channels + c;
+        int16x8_t sum = vdupq_n_s16(0);
+        if (count == 8) {
+          for (int32_t i = 0; i < n; ++i, xp += p.channels) sum = vaddq_s16(sum, impl::widen8(xp));
+        } else {
+          for (int32_t i = 0; i < n; ++i, xp += p.channels) sum = vaddq_s16(sum, impl::widen8(xp, m));
+        }
+        even = vaddq_s32(even, vmovlbq_s16(sum));
+        odd = vaddq_s32(odd, vmovltq_s16(sum));
+      }
+      o.store_8(even, odd, c, count, y);
+    }
+  }
+}
 
 // The MVE kernels; same contract as the portable ones (kernels.hpp). Activations and weights of
 // the same signedness (VMLADAV multiplies like with like); the others take the portable loops.
 template <typename T, typename TW>
 constexpr bool kSameSignedness = std::is_same_v<T, TW>;
 
-// Pointwise: each pixel (rows in raster order) is one row against all output channels. Reads
-// pixel p's input channels, then writes pixel p's outputs, channels ascending.
-template <typename T, typename TW>
+// Pointwise: each pixel is a row against all output channels (the matrix kernel's order).
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   if constexpr (!kSameSignedness<T, TW>) {
-    portable::conv_pointwise(p, in, weights, bias, multipliers, out);
+    portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
     const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-    const int32_t pixels = p.batch * p.in_h * p.in_w;
-    for (int32_t px = 0; px < pixels; ++px)
-      row_times_weights(in + px * p.in_c, weights, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point, o,
-                        out + px * conv_out_stride(p));
+    matmul<kBackward>(in, weights, p.batch * p.in_h * p.in_w, p.in_c, p.out_c, p.input_zero_point,
+                      p.weight_zero_point, o, out, conv_out_stride(p));
   }
 }
 
 // Depthwise: see impl::conv_depthwise for the read/write order.
-template <typename T, typename TW>
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   if (p.out_c != p.in_c) {
-    portable::conv_depthwise(p, in, weights, bias, multipliers, out);
+    portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
-    impl::conv_depthwise(p, in, weights, bias, multipliers, out);
+    impl::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   }
 }
 
-// General conv: see impl::conv_patch for the read/write order.
+// General conv: see impl::conv_patch for the read/write order (forwards only).
 template <typename T, typename TW>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                          const float* multipliers, T* out) {
@@ -469,18 +736,16 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   }
 }
 
-// Fully connected: each row, in order, against all output features. Reads row r, then writes
-// row r's outputs, features ascending.
-template <typename T, typename TW>
+// Fully connected: each row against all output features (the matrix kernel's order).
+template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
   if constexpr (!kSameSignedness<T, TW>) {
-    portable::fully_connected(p, in, weights, bias, multipliers, out);
+    portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
     const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-    for (int32_t r = 0; r < p.rows; ++r)
-      row_times_weights(in + r * p.in_features, weights, p.in_features, p.out_features, p.input_zero_point,
-                        p.weight_zero_point, o, out + r * p.out_features);
+    matmul<kBackward>(in, weights, p.rows, p.in_features, p.out_features, p.input_zero_point, p.weight_zero_point,
+                      o, out, p.out_features);
   }
 }
 

@@ -130,21 +130,25 @@ constexpr int32_t kMaxTaps = 25;
 // Depthwise, depth multiplier 1: for each output pixel the taps inside the image are listed once
 // (input and weight offsets of channel 0), then each channel runs down that list: a loop of a
 // few values, which GCC keeps in the low registers. Reads pixel p's taps for channel c, then
-// writes y[p][c]; channels ascending, pixels in raster order.
-template <typename T, typename TW>
+// writes y[p][c]; channels ascending, pixels in raster order, or in reverse raster order when
+// kBackward (the portable kernel's orders).
+template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   if (p.out_c != p.in_c || p.kernel_h * p.kernel_w > kMaxTaps)
-    return portable::conv_depthwise(p, in, weights, bias, multipliers, out);
+    return portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   const int32_t channels = p.in_c, zx = p.input_zero_point, zw = p.weight_zero_point;
   int32_t x_offset[kMaxTaps], w_offset[kMaxTaps];
-  for (int32_t b = 0; b < p.batch; ++b) {
+  for (int32_t bi = 0; bi < p.batch; ++bi) {
+    const int32_t b = kBackward ? p.batch - 1 - bi : bi;
     const T* image = in + b * p.in_h * p.in_w * channels;
-    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+    for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
+      const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
       const int32_t iy0 = oy * p.stride_h - p.pad_top;
       int32_t ky_lo, ky_hi;
       conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
-      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+      for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
+        const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
         conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);

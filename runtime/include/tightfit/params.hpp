@@ -127,6 +127,7 @@ struct AveragePoolParams {
   int32_t input_zero_point;
   float output_scale;
   int32_t output_zero_point;
+  int32_t output_min, output_max;  // a fused Relu/Clip's clamp; the type's range without one
 };
 
 // Global average pooling (com.microsoft QLinearGlobalAveragePool, and
@@ -139,6 +140,7 @@ struct GlobalAveragePoolParams {
   int32_t input_zero_point;
   int32_t output_zero_point;
   float multiplier;
+  int32_t output_min, output_max;  // a fused Relu/Clip's clamp; the type's range without one
 };
 
 // ---------------------------------------------------------------------------
@@ -181,6 +183,47 @@ struct MulParams {
   float ratio;              // a_scale * b_scale / c_scale, from mul_ratio()
   float output_zero_point;  // as float: ORT adds it before rounding
   int32_t output_min, output_max;
+};
+
+// Sub between DequantizeLinear and QuantizeLinear (ORT has no QLinear form, so
+// ORT computes it in float): each operand dequantized, subtracted, quantized.
+struct SubParams {
+  BinaryShape shape;
+  float a_scale;
+  int32_t a_zero_point;
+  float b_scale;
+  int32_t b_zero_point;
+  float output_scale;
+  int32_t output_zero_point;
+  int32_t output_min, output_max;
+};
+
+// ReduceMean between DequantizeLinear and QuantizeLinear over any axes of a
+// tensor of up to 4 dims (pad with leading 1s), in the arena's order.  Output
+// element (i0..i3) over kept_dims is the mean of the input over reduced_dims
+// around it: input element sum(in_strides[d] * (i_d + j_d)), output element
+// sum(out_strides[d] * i_d).  A dim is kept (reduced_dims[d] == 1) or reduced
+// (kept_dims[d] == 1); out_strides place the kept dims in the output's order.
+struct ReduceMeanParams {
+  int32_t kept_dims[4];
+  int32_t reduced_dims[4];
+  int32_t in_strides[4];
+  int32_t out_strides[4];
+  int32_t count;  // product of reduced_dims
+  float input_scale;
+  int32_t input_zero_point;
+  float output_scale;
+  int32_t output_zero_point;
+  int32_t output_min, output_max;
+};
+
+// Slice (and each output of Split), steps of 1: output element (i0..i3) over
+// out_dims, in the arena's order, is input element offset + sum(in_strides[d]
+// * i_d).  The same quantization in and out: bytes are copied.
+struct SliceParams {
+  int32_t out_dims[4];
+  int32_t in_strides[4];
+  int32_t offset;
 };
 
 // ---------------------------------------------------------------------------

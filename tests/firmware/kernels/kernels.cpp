@@ -1,16 +1,17 @@
 // Runs the target's fast kernels (tightfit::mve on a core with Helium, tightfit::dsp on one with
 // the DSP extension, tightfit::v6m on ARMv6-M) and
-// tightfit::portable conv / fully connected kernels on the same random
+// tightfit::portable conv / fully connected (and global average pool) kernels on the same random
 // cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
-// dilations, groups, depthwise, zero points, fused clamps, per-channel multipliers, bias or none,
-// unaligned buffers) and compares their outputs byte for byte; then runs each fast kernel with
-// its output over its input at the stated overlap distance (kernels.hpp), forwards and (DSP)
-// backwards, against the same bytes. Prints "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1"
+// dilations, groups, depthwise, zero points at the extremes too, fused clamps, per-channel
+// multipliers, bias or none, unaligned buffers) and compares their outputs byte for byte; then
+// runs each fast kernel with its output over its input at the stated overlap distance
+// (kernels.hpp), forwards and (DSP, Helium) backwards, against the same bytes. Prints "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1"
 // (mve_paths=1, v6m_paths=1) and exits 0 when M is 0 (1 otherwise; 3 when the target has no fast
 // paths to check).
 #include <tightfit/kernels.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tightfit_board.h"
 
@@ -71,6 +72,7 @@ template <typename T>
 void range_of(int32_t& zp, int32_t& lo, int32_t& hi) {
   const int32_t tmin = tightfit::QuantLimits<T>::kMin, tmax = tightfit::QuantLimits<T>::kMax;
   zp = uniform(tmin, tmax);
+  if (next() % 5 == 0) zp = (next() & 1) ? tmin : tmax;  // the extremes: -zx of int8 -128 is 128
   lo = tmin;
   hi = tmax;
   if (next() % 3 == 0) {  // a fused Relu / Clip
@@ -295,11 +297,43 @@ void fully_connected_case() {
       });
 }
 
+// The global average pool (tightfit::global_average_pool: Helium's on a core with it, else the
+// portable loop) against the portable loop: odd channel counts, images longer than the Helium
+// kernel's 16-bit runs of 128 pixels, zero points at the extremes; then over its input at the
+// stated distance.
+template <typename T>
+void global_average_pool_case() {
+  const uint32_t seed = state;
+  tightfit::GlobalAveragePoolParams p{};
+  for (;;) {
+    p.batch = uniform(1, 2);
+    p.image_size = next() % 3 == 0 ? uniform(120, 400) : uniform(1, 60);
+    p.channels = uniform(1, 40);
+    if (p.batch * p.image_size * p.channels <= kBytes) break;
+  }
+  int32_t lo, hi;
+  range_of<T>(p.input_zero_point, lo, hi);
+  range_of<T>(p.output_zero_point, lo, hi);
+  p.output_min = lo, p.output_max = hi;  // the type's range or a fused Relu/Clip
+  p.multiplier = static_cast<float>(uniform(1, 3000)) / (1000.0f * static_cast<float>(p.image_size));
+  fill(input_pool, kBytes + 4, next() % 5 == 0 ? 1 : 0);
+  const T* in = reinterpret_cast<const T*>(input_pool + (next() & 3));
+  const int32_t in_bytes = p.batch * p.image_size * p.channels, out_bytes = p.batch * p.channels;
+  tightfit::global_average_pool(p, in, reinterpret_cast<T*>(out_dsp));
+  tightfit::portable::global_average_pool(p, in, reinterpret_cast<T*>(out_portable));
+  check<T, T>("global_average_pool", out_bytes, seed);
+  overlapped_cases<T, T>("overlapped global_average_pool", false, tightfit::global_average_pool_distance(p), 0, in,
+                         in_bytes, out_bytes, seed, [&](const uint8_t* x, uint8_t* y) {
+                           tightfit::global_average_pool(p, reinterpret_cast<const T*>(x), reinterpret_cast<T*>(y));
+                         });
+}
+
 template <typename T, typename TW>
 void all_cases(int32_t rounds) {
   for (int32_t r = 0; r < rounds; ++r) {
     for (int kind = 0; kind < 4; ++kind) conv_case<T, TW>(kind);
     fully_connected_case<T, TW>();
+    if (std::is_same_v<T, TW> && r % 3 == 0) global_average_pool_case<T>();
   }
 }
 

@@ -1,0 +1,113 @@
+// ReduceMean: the mean over attrs.axes (ONNX order), keepdims 0 or 1, between DequantizeLinear and
+// QuantizeLinear (ONNX Runtime has no QLinear kernel for it, com.microsoft's QLinearReduceMean
+// included: the QDQ form only). The mean over H and W of a 4-D tensor is a GlobalAveragePool (with
+// keepdims 0, a Reshape view to [N, C] after it): the pool's kernel, as ORT's
+// QLinearGlobalAveragePool computes it. Other axes: the runtime's reduce_mean kernel (ORT's float
+// order: exact integer sum, times the scale, divided by the count, QuantizeLinear), up to 4 dims.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace import;
+
+struct Import : Translator {
+  using Translator::Translator;
+
+  // The reduced axes, normalized and sorted, from the attribute (opset 18 moved them to an input,
+  // but tightfit takes opsets up to 17); none given means all.
+  std::vector<std::int64_t> reduced_axes(const NodeProto& n, std::size_t rank) const {
+    std::vector<std::int64_t> axes = ints_attr(n, "axes");
+    if (axes.empty()) {
+      if (int_attr(n, "noop_with_empty_axes", 0) != 0) throw Error("noop_with_empty_axes=1 without axes is not supported");
+      for (std::size_t a = 0; a < rank; ++a) axes.push_back(static_cast<std::int64_t>(a));
+    }
+    for (auto& a : axes) a = normalize_axis(a, rank);
+    std::sort(axes.begin(), axes.end());
+    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+    return axes;
+  }
+
+  void reduce_mean(const NodeProto& n) {
+    allow_attributes(n, {"axes", "keepdims", "noop_with_empty_axes"});
+    const ir::TensorId x = activation_input(n, 0, true);
+    const Shape xs = tensor(x).shape;
+    const std::vector<std::int64_t> axes = reduced_axes(n, xs.size());
+    const bool keepdims = int_attr(n, "keepdims", 1) != 0;
+    Shape kept = xs, y;
+    for (std::size_t d = 0; d < xs.size(); ++d) {
+      const bool reduced = std::count(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) > 0;
+      if (reduced) kept[d] = 1;
+      if (!reduced || keepdims) y.push_back(kept[d]);
+    }
+    const Sink sink = quantized_sink(n);
+    if (xs.size() == 4 && axes == std::vector<std::int64_t>{2, 3}) {
+      if (keepdims) {
+        emit_to_sink(n, ir::OpKind::GlobalAveragePool, {x}, kept, sink).onnx_op = "ReduceMean" + sink.fused + " (QDQ, as GlobalAveragePool)";
+        return;
+      }
+      const ir::TensorId pooled = add_activation(sink.name + ":pooled", sink.q.dtype, kept, &sink.q.quant);
+      ir::Node& pool = emit(n, ir::OpKind::GlobalAveragePool, "ReduceMean" + sink.fused + " (QDQ, as GlobalAveragePool)", {x}, pooled);
+      pool.attrs.act_min = sink.act_min;
+      pool.attrs.act_max = sink.act_max;
+      const ir::TensorId out = add_activation(sink.name, sink.q.dtype, y, &sink.q.quant);
+      emit(n, ir::OpKind::Reshape, "ReduceMean (keepdims=0)", {pooled}, out).name = node_name(n) + ":squeeze";
+      return set_value(sink.name, Value{Value::Kind::Integer, out, nullptr});
+    }
+    emit_to_sink(n, ir::OpKind::ReduceMean, {x}, y, sink).attrs.axes = axes;
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void reduce_mean(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    require_per_tensor(n, x);
+    require_per_tensor(n, y);
+    require_one_type(n);
+    const std::size_t rank = x.shape.size();
+    if (rank > 4) refuse(n, "a ReduceMean of more than 4 dimensions is not supported");
+    const bool keepdims = y.shape.size() == rank;
+    const std::vector<std::int64_t> in_strides = strides_of(x.shape), out_strides = strides_of(y.shape);
+    std::vector<std::int32_t> kept(4, 1), reduced(4, 1), in_s(4, 0), out_s(4, 0);
+    std::int64_t count = 1;
+    for (std::size_t m = 0; m < rank; ++m) {
+      const std::size_t d = 4 - rank + m;  // leading dims of 1 pad to 4
+      const std::int64_t a = static_cast<std::int64_t>(onnx_axis(x, m));
+      in_s[d] = i32(in_strides[m]);
+      const auto at = std::find(n.attrs.axes.begin(), n.attrs.axes.end(), a);
+      if (at != n.attrs.axes.end()) {
+        reduced[d] = i32(x.shape[m]);
+        count *= x.shape[m];
+        continue;
+      }
+      kept[d] = i32(x.shape[m]);
+      // The ONNX axis of y that this kept axis becomes, then where y holds it in memory.
+      const std::int64_t before = std::count_if(n.attrs.axes.begin(), n.attrs.axes.end(), [a](std::int64_t r) { return r < a; });
+      const std::size_t y_axis = static_cast<std::size_t>(keepdims ? a : a - before);
+      out_s[d] = i32(out_strides[memory_axis(y, y_axis)]);
+    }
+    auto four = [](const std::vector<std::int32_t>& v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
+    const std::string block = params(
+        "ReduceMeanParams", id,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{}", four(kept), four(reduced), four(in_s), four(out_s), count,
+                    float_literal(x.quant.scale[0]), x.quant.zero_point[0], float_literal(y.quant.scale[0]),
+                    y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
+        23);
+    call(n, fmt::format("tightfit::reduce_mean<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kReduceMean{
+    ir::OpKind::ReduceMean,
+    {{"", "ReduceMean", [](ImportState& s, const NodeProto& n) { Import(s).reduce_mean(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); }};
+
+}  // namespace tightfit::ops

@@ -1,0 +1,39 @@
+// Sub: a - b, elementwise with numpy broadcasting; inputs: a, b. ONNX Runtime has no QLinear form:
+// between DequantizeLinear and QuantizeLinear it computes in float, and so does the kernel
+// (tightfit::sub: dequantize both, subtract, QuantizeLinear), bit-exact. The QDQ form only.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+#include "import/translator.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void sub(const std::string& id, const Node& n) {
+    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
+    for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
+    require_one_type(n);
+    const std::string block =
+        params("SubParams", id,
+               fmt::format("{},{},{},{},{},{},{},{},{}", binary_shape(n), float_literal(a.quant.scale[0]),
+                           a.quant.zero_point[0], float_literal(b.quant.scale[0]), b.quant.zero_point[0],
+                           float_literal(y.quant.scale[0]), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
+               20);
+    const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
+    call(n, fmt::format("tightfit::sub<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kSub{
+    ir::OpKind::Sub,
+    {{"", "Sub", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Sub); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sub(id, n); },
+    binary_overlap};
+
+}  // namespace tightfit::ops
