@@ -67,6 +67,7 @@ class Net:
         self.fixed_range = {}       # input tensor -> (lo, hi) instead of calibration
         self.level_inputs = set()   # inputs whose samples hold every quantized level
         self.group = 'dev'
+        self.concat_shares_range = False  # a Concat's inputs take its output's scale and zero point
 
     # -- helpers ------------------------------------------------------------
     def _fresh(self, kind):
@@ -432,6 +433,20 @@ def grid_out(lo, hi, bits=8):
 def quantize(net, stats):
     stats = {k: grid_out(*v) for k, v in stats.items()}
     stats.update(net.fixed_range)
+    if net.concat_shares_range:
+        # As TFLite's converter and PyTorch's quantizers do: a Concat and its inputs share one range
+        # (through the pass-through layers that keep their input's quantization).
+        made_by = {L['out']: L for L in net.layers}
+        def sources(t):
+            while t in made_by and made_by[t]['op'] in PASS_THROUGH:
+                t = made_by[t]['ins'][0]
+            return t
+        for L in reversed(net.layers):
+            if L['op'] == 'concat':
+                ts = [sources(t) for t in L['ins']] + [L['out']]
+                lo, hi = min(stats[t][0] for t in ts), max(stats[t][1] for t in ts)
+                for t in ts:
+                    stats[t] = (lo, hi)
     dt = net.act
     qmin = QRANGE[dt][0]
     qp = {t: act_qparams(*stats[t], dt) for t in net.inputs}
@@ -463,6 +478,10 @@ def quantize(net, stats):
             L['cz'] = 0 if dt == 'int8' else 128
             L['cq'] = np.clip(np.round(L['c'] / L['cs']) + L['cz'], *QRANGE[dt]).astype(NP_OF[dt])
     net.qp = qp
+    if net.concat_shares_range:
+        for L in net.layers:
+            if L['op'] == 'concat':
+                assert all(qp[t] == qp[L['out']] for t in L['ins']), f'{net.name}: {L["out"]} inputs quantized apart'
 
 
 # ----------------------------------------------------------------------------
@@ -837,6 +856,25 @@ def unit(op, act):
     return n
 
 
+def m_padfold(name='padfold_s8', act='int8', seed=31):
+    n = Net(name, act, 'per-tensor', seed,
+            'Pads that tightfit folds into the node reading them (docs/schedule.md, "Pad folding"): an asymmetric '
+            'Pad before a 3x3 Conv (pad 0), a top-left Pad before a depthwise 3x3, a Pad before an AveragePool '
+            '3x3 (count_include_pad=0, no pads of its own), a Pad before a MaxPool 3x3 over a Relu output; and '
+            'one it keeps: a Pad before a MaxPool over a Conv with no Relu (its zero point is not the least '
+            f'value); the five joined by a Concat, then a 1x1 Conv; {act}, per-tensor weights.')
+    x = n.input([1, 4, 10, 10], normal([1, 4, 10, 10]))
+    c1 = n.conv(x, 8, 3)
+    c2 = n.conv(x, 8, 3, act=None)
+    a = n.conv(n.pad(c1, [0, 0, 1, 0, 0, 0, 1, 2]), 8, 3, pad=0)
+    b = n.dwconv(n.pad(c1, [0, 0, 2, 2, 0, 0, 0, 0]), 3, pad=0)
+    d = n.avgpool(n.pad(c1, [0, 0, 1, 1, 0, 0, 1, 1]), 3, stride=1)
+    e = n.maxpool(n.pad(c1, [0, 0, 1, 1, 0, 0, 1, 1]), 3, stride=1)
+    f = n.maxpool(n.pad(c2, [0, 0, 1, 1, 0, 0, 1, 1]), 3, stride=1)
+    n.output(n.conv(n.concat([a, b, d, e, f]), 8, 1, act=None))
+    return n
+
+
 def m_dscnn():
     n = Net('dscnn', 'int8', 'per-channel', 21,
             'MLPerf Tiny keyword spotting DS-CNN (random weights): Conv 10x4 stride 2 (same padding) to 64 '
@@ -918,6 +956,26 @@ def m_inception():
     x = n.gap(x)
     x = n.flatten(x)
     n.output(n.gemm(x, 10))
+    return n
+
+
+def m_inception_shared():
+    n = m_inception()
+    n.name = 'inception_shared'
+    n.concat_shares_range = True
+    n.description = ('inception quantized as TFLite\'s converter and PyTorch\'s quantizers quantize a Concat: its '
+                     'inputs share its scale and zero point, so it only copies (tightfit writes its inputs in place: '
+                     'docs/rewrites.md). ' + n.description)
+    return n
+
+
+def m_unet_shared():
+    n = m_unet()
+    n.name = 'unet_shared'
+    n.concat_shares_range = True
+    n.description = ('unet quantized with each Concat and its inputs sharing one scale and zero point (as TFLite\'s '
+                     'converter and PyTorch\'s quantizers do): the Resize outputs are written in place. ' +
+                     n.description)
     return n
 
 
@@ -1056,7 +1114,10 @@ MODELS = {'conv_s8': m_conv_s8, 'conv_u8': m_conv_u8, 'ops_s8': m_ops_s8, 'ops_u
           'conv_s8_extdata': m_conv_s8_extdata, 'conv_u8_symbatch': m_conv_u8_symbatch,
           'dscnn': m_dscnn,
           'resnet8': m_resnet8, 'mobilenet_v1_025': m_mobilenet, 'autoencoder': m_autoencoder,
-          'digits_cnn': m_digits, 'inception': m_inception, 'unet': m_unet, 'chain50': m_chain50}
+          'digits_cnn': m_digits, 'inception': m_inception, 'inception_shared': m_inception_shared, 'unet': m_unet,
+          'unet_shared': m_unet_shared,
+          'chain50': m_chain50,
+          'padfold_s8': m_padfold, 'padfold_u8': lambda: m_padfold('padfold_u8', 'uint8', 32)}
 for _op in ('sigmoid', 'tanh', 'leakyrelu', 'softmax', 'add', 'mul', 'concat', 'avgpool', 'gap'):
     for _act in ('int8', 'uint8'):
         MODELS[f'unit_{_op}_{"s8" if _act == "int8" else "u8"}'] = (lambda o, a: lambda: unit(o, a))(_op, _act)
@@ -1088,7 +1149,7 @@ def write_json_atomic(path, obj):
 
 
 GROUPS = {'dscnn': 'mlperf', 'resnet8': 'mlperf', 'mobilenet_v1_025': 'mlperf', 'autoencoder': 'mlperf',
-          'digits_cnn': 'trained', 'inception': 'branchy', 'unet': 'branchy', 'chain50': 'deep'}
+          'digits_cnn': 'trained', 'inception': 'branchy', 'inception_shared': 'branchy', 'unet': 'branchy', 'unet_shared': 'branchy', 'chain50': 'deep'}
 
 
 def build(fn):

@@ -28,6 +28,10 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_flag("--no-reorder", o.no_reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");
   cmd.add_flag("--no-overlap", o.no_overlap,
                "Never let a kernel's output overlap the input it consumes (default: it may, at the kernel's distance)");
+  cmd.add_flag("--no-fold-pad", o.no_fold_pad,
+               "Keep every Pad as a copy of its own (default: a Pad read only by a Conv or pool becomes its padding)");
+  cmd.add_flag("--no-zero-copy-concat", o.no_zero_copy_concat,
+               "Let every Concat copy its inputs (default: their producers write them in place where they can)");
 }
 
 namespace {
@@ -49,6 +53,8 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   c.io_in_arena = !o.io_outside;
   c.reorder = !o.no_reorder;
   c.overlap = !o.no_overlap;
+  c.fold_pad = !o.no_fold_pad;
+  c.zero_copy_concat = !o.no_zero_copy_concat;
   if (!c.weights_section.empty()) check_section_name_usage(c.weights_section, "--weights-section");
   if (!c.arena_section.empty()) check_section_name_usage(c.arena_section, "--arena-section");
   static const std::regex kPin("(.+)=([^:]+):(.+)");

@@ -18,6 +18,8 @@ struct CompileCommandOptions {
   bool io_outside = false;
   bool no_reorder = false;
   bool no_overlap = false;
+  bool no_fold_pad = false;
+  bool no_zero_copy_concat = false;
 };
 
 void add_compile_options(CLI::App& cmd, CompileCommandOptions& options);

@@ -313,6 +313,8 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
   if (compile.pin_batch) extra += "--pin-batch;";
   if (!compile.overlap) extra += "--no-overlap;";
+  if (!compile.fold_pad) extra += "--no-fold-pad;";
+  if (!compile.zero_copy_concat) extra += "--no-zero-copy-concat;";
   extra += fmt::format("--time-limit;{};--alignment;{}", compile.time_limit_seconds, compile.alignment);
   const fs::path build = dir / "firmware";
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";

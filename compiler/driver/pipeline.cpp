@@ -1,6 +1,7 @@
 #include "driver/pipeline.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -169,6 +170,48 @@ bool better_plan(const plan::Plan& a, const plan::Plan& b, bool a_in_file_order)
   return a.peak < b.peak || (a.peak == b.peak && a_in_file_order);
 }
 
+// The order and the plan of one graph, solved together: the order search (schedule/order.hpp)
+// gives the order with the least live-sum bound; the exact planner places the buffers of that
+// order, of the file order and, when the first misses its bound, of another order tied with it,
+// and the smallest arena wins (the file order on a tie). They share `seconds`.
+Scheduled order_and_plan(const CompileOptions& options, const ir::Graph& graph, const std::vector<RegionSpec>& regions,
+                         const std::vector<PinSpec>& pins, double seconds, OrderChoice& order) {
+  order = OrderChoice{};
+  std::vector<int> file_order(graph.nodes.size());
+  for (std::size_t v = 0; v < file_order.size(); ++v) file_order[v] = static_cast<int>(v);
+  std::vector<std::vector<int>> candidates{file_order};
+  schedule::OrderResult searched;
+  if (options.reorder) {
+    searched = schedule::best_order(schedule::order_problem(graph, lifetimes_of(options, graph)));
+    order.search = searched.exact ? "exact" : "beam";
+    order.states = searched.states;
+    order.search_gap_bytes = searched.peak - searched.lower_bound;
+    if (searched.order != file_order) candidates.insert(candidates.begin(), searched.order);
+    if (!searched.other_best_order.empty() && searched.other_best_order != file_order)
+      candidates.push_back(searched.other_best_order);
+  }
+  const std::size_t tied = candidates.size() - (searched.other_best_order.empty() ? 0 : 1);
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Scheduled> chosen;
+  order.candidates = 0;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    // The tied order is only worth its time when the first missed its bound.
+    if (c == tied && chosen->plan.peak <= chosen->plan.lower_bound) break;
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double share = std::max(0.0, seconds - spent) / static_cast<double>(candidates.size() - c);
+    Scheduled s = schedule_and_plan(options, graph, candidates[c], regions, pins, share);
+    ++order.candidates;
+    if (candidates[c] == file_order) {
+      order.file_order_bound_bytes = plan::live_sum_lower_bound(s.problem);
+      order.file_order_arena_bytes = s.plan.peak;
+    }
+    if (!chosen || better_plan(s.plan, chosen->plan, candidates[c] == file_order)) chosen = std::move(s);
+  }
+  for (std::size_t step = 0; step < chosen->order.size(); ++step)
+    order.moved_nodes += chosen->order[step] != static_cast<int>(step);
+  return std::move(*chosen);
+}
+
 json shape_json(const std::vector<std::int64_t>& shape) { return json(shape); }
 
 // TFLite Micro's greedy planner on the same buffers, as its MicroAllocator would hand them over
@@ -187,6 +230,31 @@ std::uint64_t tflm_greedy_bytes(const plan::Problem& problem, const schedule::Li
   plan::Problem tflm{problem.regions, {}, {}};
   for (const std::size_t b : order) tflm.buffers.push_back(problem.buffers[b]);
   return plan::greedy_by_size(tflm).peak;
+}
+
+// Each rewrite of the graph that removed a buffer (docs/report.md, "Rewrites").
+json rewrites_json(const CompiledModel& m) {
+  json rewrites = json::array();
+  for (const passes::PadFold& f : m.pad_folds)
+    rewrites.push_back({{"technique", "fold_pad"},
+                        {"node", f.pad},
+                        {"into", f.into},
+                        {"op", f.into_op},
+                        {"tensor", f.tensor},
+                        {"saved_bytes", f.bytes},
+                        {"detail", fmt::format("pads top {}, left {}, bottom {}, right {}", f.pads[0], f.pads[1],
+                                               f.pads[2], f.pads[3])}});
+  for (const passes::InPlaceInput& in : m.in_place)
+    rewrites.push_back({{"technique", "zero_copy_concat"},
+                        {"node", in.concat},
+                        {"into", in.producer},
+                        {"op", in.producer_op},
+                        {"tensor", in.tensor},
+                        {"saved_bytes", in.bytes},
+                        {"detail", in.contiguous ? fmt::format("one block at element {}", in.offset)
+                                                 : fmt::format("channels from {}, pixel stride {}", in.offset,
+                                                               in.pixel_stride)}});
+  return rewrites;
 }
 
 json build_report(const CompileOptions& options, const CompiledModel& m, const plan::Problem& problem,
@@ -300,6 +368,11 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
   json cap = nullptr;
   if (m.regions.size() == 1 && m.regions[0].capacity) cap = *m.regions[0].capacity;
 
+  json comparisons = {{"greedy_by_size_bytes", tflm_greedy_bytes(problem, lt)},
+                      {"no_reuse_bytes", no_reuse},
+                      {"no_overlap_bound_bytes", plan::live_sum_lower_bound(apart)}};
+  if (m.zero_copy_arena_bytes) comparisons["zero_copy_concat_bytes"] = *m.zero_copy_arena_bytes;
+  if (m.copying_arena_bytes) comparisons["copying_concat_bytes"] = *m.copying_arena_bytes;
   return {{"schema", "tightfit-report"},
           {"version", 1},
           {"tool", "tightfit " TIGHTFIT_VERSION},
@@ -319,11 +392,9 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
            {{"weights_bytes", code.weights_bytes},
             {"schedule_bytes", code.schedule_bytes},
             {"code_estimate_bytes", code.code_estimate_bytes}}},
-          {"comparisons",
-           {{"greedy_by_size_bytes", tflm_greedy_bytes(problem, lt)},
-            {"no_reuse_bytes", no_reuse},
-            {"no_overlap_bound_bytes", plan::live_sum_lower_bound(apart)}}},
+          {"comparisons", comparisons},
           {"overlaps", overlaps},
+          {"rewrites", rewrites_json(m)},
           {"order",
            {{"search", m.order.search},
             {"reordered", m.order.moved_nodes > 0},
@@ -358,52 +429,61 @@ CompiledModel compile_model(const CompileOptions& options) {
   import::Options import_options;
   import_options.pin_batch = options.pin_batch;
   m.graph = import::import_onnx(options.model, import_options);
+  if (options.fold_pad) m.pad_folds = passes::fold_pads(m.graph);
 
   // 2. The schedule: channels-last activations, float edges moved into the API.
   schedule::to_channels_last(m.graph);
+  std::vector<passes::InPlaceInput> candidates;  // step 3 chooses which of them to write in place
+  if (options.zero_copy_concat) candidates = passes::zero_copy_candidates(m.graph);
 
-  // 3. The order and 4. the memory plan, solved together: the order search (schedule/order.hpp)
-  // gives the order with the least live-sum bound; the exact planner places the buffers of that
-  // order, of the file order and, when the first misses its bound, of another order tied with it,
-  // and the smallest arena wins (the file order on a tie). They share the planner's time limit.
   std::vector<PinSpec> pins = options.pins;
   if (!options.memory_file.empty()) {
     read_memory_file(options.memory_file, m.regions, pins);
   } else {
     m.regions.push_back({"arena", options.max_ram, options.arena_section});
   }
-  std::vector<int> file_order(m.graph.nodes.size());
-  for (std::size_t v = 0; v < file_order.size(); ++v) file_order[v] = static_cast<int>(v);
-  std::vector<std::vector<int>> candidates{file_order};
-  schedule::OrderResult searched;
-  if (options.reorder) {
-    searched = schedule::best_order(schedule::order_problem(m.graph, lifetimes_of(options, m.graph)));
-    m.order.search = searched.exact ? "exact" : "beam";
-    m.order.states = searched.states;
-    m.order.search_gap_bytes = searched.peak - searched.lower_bound;
-    if (searched.order != file_order) candidates.insert(candidates.begin(), searched.order);
-    if (!searched.other_best_order.empty() && searched.other_best_order != file_order)
-      candidates.push_back(searched.other_best_order);
-  }
-  const std::size_t tied = candidates.size() - (searched.other_best_order.empty() ? 0 : 1);
+  // 3. The order and 4. the memory plan. With Concat inputs that can be written in place, which
+  // of them are is chosen here: writing in place makes a Concat's output live from its first part
+  // on, which can raise the peak. Planned: all in place, none, then each input turned the other
+  // way in turn, kept when the arena shrinks (the in-place side wins ties: it copies less). The
+  // plans share the planner's time limit.
   const auto start = std::chrono::steady_clock::now();
-  std::optional<Scheduled> chosen;
-  m.order.candidates = 0;
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    // The tied order is only worth its time when the first missed its bound.
-    if (c == tied && chosen->plan.peak <= chosen->plan.lower_bound) break;
+  std::size_t plans_left = candidates.empty() ? 1 : 2 + candidates.size();
+  auto plan_with = [&](const std::vector<bool>& in_place, OrderChoice& order) {
+    ir::Graph graph = m.graph;
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      if (in_place[k]) passes::write_in_place(graph, candidates[k]);
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double seconds = std::max(0.0, options.time_limit_seconds - spent) / static_cast<double>(candidates.size() - c);
-    Scheduled s = schedule_and_plan(options, m.graph, candidates[c], m.regions, pins, seconds);
-    ++m.order.candidates;
-    if (candidates[c] == file_order) {
-      m.order.file_order_bound_bytes = plan::live_sum_lower_bound(s.problem);
-      m.order.file_order_arena_bytes = s.plan.peak;
+    const double seconds = std::max(0.0, options.time_limit_seconds - spent) / static_cast<double>(plans_left--);
+    return order_and_plan(options, graph, m.regions, pins, seconds, order);
+  };
+  std::vector<bool> in_place(candidates.size(), true);
+  std::optional<Scheduled> chosen = plan_with(in_place, m.order);
+  if (!candidates.empty()) {
+    m.zero_copy_arena_bytes = chosen->plan.peak;
+    OrderChoice order;
+    const std::vector<bool> none(candidates.size(), false);
+    Scheduled copying = plan_with(none, order);
+    m.copying_arena_bytes = copying.plan.peak;
+    if (!better_plan(chosen->plan, copying.plan, false)) {  // a tie starts from the copies: the walk may find less
+      chosen = std::move(copying);
+      m.order = order;
+      in_place = none;
     }
-    if (!chosen || better_plan(s.plan, chosen->plan, candidates[c] == file_order)) chosen = std::move(s);
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      in_place[k] = !in_place[k];
+      Scheduled s = plan_with(in_place, order);
+      // Into place on a tie (a copy less), back to a copy only for a smaller arena.
+      if (better_plan(s.plan, chosen->plan, false) || (in_place[k] && !better_plan(chosen->plan, s.plan, false))) {
+        chosen = std::move(s);
+        m.order = order;
+      } else {
+        in_place[k] = !in_place[k];
+      }
+    }
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      if (in_place[k]) m.in_place.push_back(candidates[k]);
   }
-  for (std::size_t step = 0; step < chosen->order.size(); ++step)
-    m.order.moved_nodes += chosen->order[step] != static_cast<int>(step);
   m.graph = std::move(chosen->graph);
   m.lifetimes = std::move(chosen->lifetimes);
   m.plan = std::move(chosen->plan);

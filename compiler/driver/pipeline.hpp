@@ -1,4 +1,5 @@
-// The compiler as one function: ONNX import -> channels-last schedule -> order -> lifetimes ->
+// The compiler as one function: ONNX import -> Pad folding -> channels-last schedule -> zero-copy
+// Concat -> order -> lifetimes ->
 // memory plan -> C++ emission -> report. Every stage is called here, in order; read this file to follow a
 // model through tightfit.
 #pragma once
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/ir.hpp"
+#include "passes/passes.hpp"
 #include "plan/planner.hpp"
 #include "schedule/lifetimes.hpp"
 #include "schedule/order.hpp"
@@ -44,6 +46,8 @@ struct CompileOptions {
   bool reorder = true;                   // false (--no-reorder): the nodes run in the ONNX file's order
   std::uint32_t alignment = 4;
   bool overlap = true;                   // outputs may overlap the inputs they consume (--no-overlap)
+  bool fold_pad = true;                  // a Pad becomes the pads of the Conv/pool reading it (--no-fold-pad)
+  bool zero_copy_concat = true;          // producers write Concat inputs in place (--no-zero-copy-concat)
   std::string weights_section;           // empty: the toolchain's .rodata
   std::string arena_section;             // for the single arena; empty: plain .bss
   std::function<void(const plan::Progress&)> on_plan_progress;  // may be empty
@@ -63,6 +67,11 @@ struct OrderChoice {
 struct CompiledModel {
   ir::Graph graph;                       // after the channels-last stage and the order: what the code runs
   OrderChoice order;
+  std::vector<passes::PadFold> pad_folds;  // the Pads folded away, for the report
+  std::vector<passes::InPlaceInput> in_place;  // the Concat inputs written in place, for the report
+  // When some Concat input could be written in place: the arenas planned with all of them in place
+  // and with every Concat copying (the plan kept may have some in place: in_place lists them).
+  std::optional<std::uint64_t> zero_copy_arena_bytes, copying_arena_bytes;
   schedule::Lifetimes lifetimes;
   std::vector<RegionSpec> regions;
   plan::Plan plan;

@@ -64,6 +64,12 @@ inline std::int64_t attr_or(const std::vector<std::int64_t>& v, std::size_t i, s
   return i < v.size() ? v[i] : fallback;
 }
 
+// Elements from one pixel of NHWC tensor `y` to the next as its producer writes it: its channel
+// count, or the Concat output's when it is written in place (Tensor::slice_of).
+inline std::int32_t pixel_stride_of(const Tensor& y) {
+  return i32(y.slice_of != ir::kNoTensor ? y.slice_pixel_stride : y.shape.back());
+}
+
 // The geometry of a requantizing convolution: shapes, strides, dilations, pads and groups (the
 // quantization fields left 0).
 inline tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
@@ -78,6 +84,7 @@ inline tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
   p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
   p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
   p.groups = i32(a.group);
+  p.out_stride = pixel_stride_of(y);
   return p;
 }
 
@@ -174,18 +181,22 @@ class Emission {
   std::string arena_name(int region) const { return emit::arena_name(arenas_.size(), arenas_[region].region); }
 
   // The C++ expression of a tensor's first element inside run().
+  // A Concat input written in place (Tensor::slice_of) starts inside the Concat's output.
   std::string pointer(TensorId t) const {
     const Tensor& tensor = g_.tensors[t];
+    const std::int64_t slice = tensor.slice_of != ir::kNoTensor ? tensor.slice_offset : 0;  // elements
     const int buffer = lt_.tensor_buffer[t];
     if (buffer >= 0) {
       const plan::Placement& at = plan_.placements[buffer];
-      return fmt::format("tightfit::at<{}>({}, {})", ctype(tensor.dtype), arena_name(at.region), at.offset);
+      return fmt::format("tightfit::at<{}>({}, {})", ctype(tensor.dtype), arena_name(at.region),
+                         at.offset + static_cast<std::uint64_t>(slice) * ir::dtype_size(tensor.dtype));
     }
+    const std::string past = slice ? fmt::format(" + {}", slice) : "";
     const TensorId r = root_[t];
     for (std::size_t i = 0; i < g_.inputs.size(); ++i)
       if (root_[g_.inputs[i]] == r) return fmt::format("const_cast<{}*>(input_{})", ctype(tensor.dtype), i);
     for (std::size_t i = 0; i < g_.outputs.size(); ++i)
-      if (root_[g_.outputs[i]] == r) return fmt::format("output_{}", i);
+      if (root_[g_.outputs[i]] == r) return fmt::format("output_{}{}", i, past);
     throw Error(g_.source + ": internal error: tensor '" + tensor.name + "' has no memory");
   }
 

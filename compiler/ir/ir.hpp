@@ -59,6 +59,13 @@ struct Tensor {
   // the schedule works on this integer tensor and the generated API quantizes / dequantizes it
   // with `quant` at the boundary.
   bool float_at_boundary = false;
+  // Set by the zero-copy Concat pass (passes/zero_copy_concat.cpp) on a Concat input written in
+  // place: the tensor has no memory of its own; its producer writes it into tensor `slice_of` (the
+  // Concat's output) from element `slice_offset` on, one pixel (`shape.back()` elements) every
+  // `slice_pixel_stride` elements. kNoTensor: the tensor is its own.
+  TensorId slice_of = kNoTensor;
+  std::int64_t slice_offset = 0;
+  std::int64_t slice_pixel_stride = 0;
 
   std::int64_t elements() const;
   // ONNX's order of the dims whatever the layout: [N, C, H, W] for a channels-last tensor.

@@ -1,5 +1,6 @@
 // Concat: attrs.axis; any number of inputs of the output's dtype, each requantized to the
-// output's quantization as it is copied.
+// output's quantization as it is copied, except the inputs written in place by their producers
+// (passes/zero_copy_concat.cpp), which it skips; with all in place it has no call.
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -100,10 +101,17 @@ struct Emit : Emission {
     for (std::size_t d = axis + 1; d < y.shape.size(); ++d) after *= y.shape[d];
     std::vector<std::int32_t> inner;
     std::vector<std::string> inputs, tables;
+    std::size_t in_place = 0;  // inputs their producers wrote into the output (zero-copy Concat)
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const Tensor& x = in(n, i);
       require_per_tensor(n, x);
       inner.push_back(i32(x.shape[axis] * after));
+      if (x.slice_of == n.outputs[0]) {
+        inputs.push_back("nullptr");
+        tables.push_back("nullptr");
+        ++in_place;
+        continue;
+      }
       inputs.push_back(operand(id, n, i));
       if (x.quant.scale == y.quant.scale && x.quant.zero_point == y.quant.zero_point) {
         tables.push_back("nullptr");
@@ -117,6 +125,7 @@ struct Emit : Emission {
                                                            y.quant.zero_point[0], table);
       tables.push_back(array(fmt::format("{}_table{}", id, i), "std::uint8_t", std::vector<std::uint8_t>(table, table + 256)));
     }
+    if (in_place == n.inputs.size()) return;  // nothing left to copy: no call
     const std::string inner_name = array(id + "_inner", "std::int32_t", inner);
     const std::string block =
         params("ConcatParams", id,

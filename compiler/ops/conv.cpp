@@ -137,11 +137,11 @@ struct Emit : Emission {
     const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
     const std::string block = params(
         "ConvParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.in_c,
-                    p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w,
+                    p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h,
                     p.dilation_w, p.pad_top, p.pad_left, p.groups, p.input_zero_point, p.weight_zero_point,
-                    p.output_zero_point, p.output_min, p.output_max, p.per_channel),
-        22);
+                    p.output_zero_point, p.output_min, p.output_max, p.per_channel, p.out_stride),
+        23);
     call(n, fmt::format("tightfit::conv<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
@@ -169,12 +169,12 @@ struct Emit : Emission {
     const std::string weights = tensor_array(id + "_weights", packed);
     const std::string block = params(
         "ConvParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
                     x.shape[3], y.shape[1], y.shape[2], y.shape[3], kh, kw, attr_or(a.strides, 0, 1),
                     attr_or(a.strides, 1, 1), attr_or(a.dilations, 0, 1), attr_or(a.dilations, 1, 1),
                     attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0), a.group, x.quant.zero_point[0], weight_zero_point(n, w),
-                    0, 0, 0, 0),  // no requantization: output zero point, clamp and multipliers unused
-        22);
+                    0, 0, 0, 0, 0),  // no requantization: output zero point, clamp and multipliers unused
+        23);
     call(n, fmt::format("tightfit::conv_accumulate<{}, {}>({}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
                         pointer(n.inputs[0]), weights, pointer(n.outputs[0])));
   }

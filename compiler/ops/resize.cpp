@@ -76,9 +76,9 @@ struct Emit : Emission {
     const std::string w = array(id + "_columns", "std::int32_t", indices(x.shape[2], y.shape[2], s[2]));
     const std::string block =
         params("ResizeNearestParams", id,
-               fmt::format("{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1],
-                           y.shape[2], h, w),
-               8);
+               fmt::format("{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1],
+                           y.shape[2], h, w, pixel_stride_of(y)),
+               9);
     call(n, fmt::format("tightfit::resize_nearest<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

@@ -1,6 +1,11 @@
 // Passes over the integer IR. Each takes a Graph and either rewrites it or checks it.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "ir/ir.hpp"
 
 namespace tightfit::passes {
@@ -8,6 +13,43 @@ namespace tightfit::passes {
 // Turns Reshape [N, K] -> [N, K, 1, 1], pointwise Conv, Reshape -> [N, M] (the QOperator way of
 // writing a Gemm) into one FullyConnected with the weight viewed as [M, K]. Exact.
 void conv1x1_to_fully_connected(ir::Graph& graph);
+
+// A Pad folded into the padding of the node that reads it (fold_pads()).
+struct PadFold {
+  std::string pad;                    // the Pad node, gone
+  std::string into;                   // the node whose pads grew
+  std::string into_op;                // its operator (ir::op_name)
+  std::string tensor;                 // the padded tensor, gone with its buffer
+  std::uint64_t bytes = 0;            // that tensor's size
+  std::array<std::int64_t, 4> pads{};  // the folded pads: top, left, bottom, right
+};
+
+// Folds every constant-mode Pad over H and W (4-D, logical NCHW, pads >= 0) whose only reader
+// reads it as its data input into that reader's pads, when that is exact (fold_pad.cpp says
+// when): a Conv always; an AveragePool, a MaxPool under conditions. Run before the channels-last
+// stage. Returns the folds made, in node order.
+std::vector<PadFold> fold_pads(ir::Graph& graph);
+
+// A Concat input its producer writes in place (zero_copy_concats()).
+struct InPlaceInput {
+  std::string concat;            // the Concat node
+  std::string producer;          // the node that writes the input into the Concat's output
+  std::string producer_op;       // its operator (ir::op_name)
+  std::string tensor;            // the input, with no buffer of its own any more
+  std::uint64_t bytes = 0;       // its size
+  ir::TensorId input = ir::kNoTensor, output = ir::kNoTensor;  // the input and the Concat's output
+  std::int64_t offset = 0;       // where it starts in the output, in elements
+  std::int64_t pixel_stride = 0;  // elements from one of its pixels to the next
+  bool contiguous = false;       // its part of the output is one block
+};
+
+// Every Concat input that the Concat only copies and that its producer can write in place
+// (zero_copy_concat.cpp says when), in node order. Run after the channels-last stage.
+std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& graph);
+
+// Marks one of them in the graph (Tensor::slice_of): its producer writes it into the Concat's
+// output, which then copies only its other inputs.
+void write_in_place(ir::Graph& graph, const InPlaceInput& input);
 
 // Removes the tensors that no node and no graph input or output refers to (the importer creates
 // constants before it knows whether a fold consumes them), renumbering the rest in order.

@@ -172,6 +172,16 @@ Document read_document(const json& report) {
                             o.at("distance").get<std::uint64_t>(),
                             o.at("shared_bytes").get<std::uint64_t>()});
   }
+  if (report.contains("rewrites")) {
+    for (const auto& r : report.at("rewrites"))
+      d.rewrites.push_back({r.at("technique").get<std::string>(), r.at("node").get<std::string>(),
+                            r.at("into").get<std::string>(), r.at("op").get<std::string>(),
+                            r.at("tensor").get<std::string>(), r.at("saved_bytes").get<std::uint64_t>(),
+                            r.at("detail").get<std::string>()});
+  }
+  for (const auto& [key, field] : {std::pair{"zero_copy_concat_bytes", &d.zero_copy_concat_bytes},
+                                    std::pair{"copying_concat_bytes", &d.copying_concat_bytes}})
+    if (report.at("comparisons").contains(key)) *field = report.at("comparisons").at(key).get<std::uint64_t>();
   if (report.at("comparisons").contains("no_overlap_bound_bytes"))
     d.no_overlap_bound_bytes = report.at("comparisons").at("no_overlap_bound_bytes").get<std::uint64_t>();
   return d;

@@ -46,6 +46,15 @@ struct Overlap {
   std::uint64_t shared_bytes = 0;       // what the plan lays over the input: 0 when it did not use it
 };
 
+// A rewrite of the graph that removed a buffer (docs/report.md, "Rewrites").
+struct Rewrite {
+  std::string technique;        // "fold_pad" or "zero_copy_concat"
+  std::string node, into, op;   // the node rewritten, the node that took its work, that node's operator
+  std::string tensor;           // the tensor that has no buffer of its own any more
+  std::uint64_t saved_bytes = 0;
+  std::string detail;
+};
+
 struct Failure {
   std::uint64_t cap_bytes = 0, minimum_bytes = 0, peak_step = 0;
   std::vector<std::string> tensors;
@@ -97,6 +106,9 @@ struct Document {
   std::optional<Order> order;        // absent in reports of older versions
   std::vector<Overlap> overlaps;                         // empty under --no-overlap
   std::optional<std::uint64_t> no_overlap_bound_bytes;  // the live-sum bound were no output to overlap
+  std::vector<Rewrite> rewrites;                        // empty when none applied (or an older report)
+  // When a Concat input could be written in place: the arena planned so, and with every Concat copying.
+  std::optional<std::uint64_t> zero_copy_concat_bytes, copying_concat_bytes;
   std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
   // Linked for a core when it was, else weights + the estimate.

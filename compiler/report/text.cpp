@@ -261,6 +261,29 @@ std::string overlap_section(const Document& d) {
   return out + "\n";
 }
 
+// Each rewrite that removed a buffer: a Pad folded into its reader, a Concat input written in place.
+std::string rewrite_section(const Document& d) {
+  std::string choice;
+  if (d.zero_copy_concat_bytes && d.copying_concat_bytes)
+    choice = fmt::format("  zero-copy Concat: arena {} B in place, {} B copying: {}\n",
+                         *d.zero_copy_concat_bytes, *d.copying_concat_bytes,
+                         *d.copying_concat_bytes < *d.zero_copy_concat_bytes ? "kept the copies" : "kept in place");
+  if (d.rewrites.empty()) return choice.empty() ? "" : "Rewrites: none kept\n" + choice + "\n";
+  std::uint64_t saved = 0;
+  for (const Rewrite& r : d.rewrites) saved += r.saved_bytes;
+  std::string out = fit(fmt::format("Rewrites: {} buffer{} removed, {} B (--no-fold-pad, --no-zero-copy-concat turn them off):",
+                                    d.rewrites.size(), d.rewrites.size() == 1 ? "" : "s", saved),
+                        kWidth) +
+                    "\n";
+  for (const Rewrite& r : d.rewrites) {
+    const std::string what = r.technique == "fold_pad"
+                                 ? fmt::format("{} folded into {} ({})", r.node, r.into, r.op)
+                                 : fmt::format("{} ({}) writes {} into {}", r.into, r.op, r.tensor, r.node);
+    out += fit(fmt::format("  {}: {} B; {}", what, r.saved_bytes, r.detail), kWidth) + "\n";
+  }
+  return out + choice + "\n";
+}
+
 std::string peak_section(const Document& d) {
   if (d.peak_steps.empty()) return "";
   constexpr std::size_t kShown = 3;  // a flat peak can span many steps; their live sets repeat
@@ -330,7 +353,7 @@ std::string layer_table(const Document& d) {
 std::string render_text(const nlohmann::json& report) {
   const Document d = read_document(report);
   return header(d) + failure_section(d) + ram_section(d) + order_section(d) + flash_section(d) + measured_section(d) +
-         savings_section(d) + overlap_section(d) + peak_section(d) + layer_table(d);
+         savings_section(d) + overlap_section(d) + rewrite_section(d) + peak_section(d) + layer_table(d);
 }
 
 std::string render_measured_text(const nlohmann::json& report) { return measured_section(read_document(report)); }

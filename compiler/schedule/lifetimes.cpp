@@ -7,6 +7,9 @@ namespace tightfit::schedule {
 std::vector<ir::TensorId> view_roots(const ir::Graph& g) {
   std::vector<ir::TensorId> root(g.tensors.size());
   for (std::size_t i = 0; i < root.size(); ++i) root[i] = static_cast<ir::TensorId>(i);
+  // A Concat input written in place lies in the Concat's output (whose producer is no view).
+  for (std::size_t i = 0; i < root.size(); ++i)
+    if (g.tensors[i].slice_of != ir::kNoTensor) root[i] = g.tensors[i].slice_of;
   for (const ir::Node& n : g.nodes)  // schedule order: a view's input already has its root
     if (n.op == ir::OpKind::Reshape) root[n.outputs[0]] = root[n.inputs[0]];
   return root;
@@ -24,7 +27,9 @@ void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes&
     const ir::Node& n = g.nodes[step];
     if (n.op == ir::OpKind::Reshape || n.outputs.size() != 1) continue;
     const int out = result.tensor_buffer[n.outputs[0]];
-    if (out < 0) continue;
+    // An output written into part of a Concat's output (which is live before this step, holding
+    // the other parts) overlaps nothing: the pair's distances are for a buffer of its own.
+    if (out < 0 || g.tensors[n.outputs[0]].slice_of != ir::kNoTensor || buffers[out].first_step != step) continue;
     std::optional<plan::Overlap> best;
     std::uint64_t best_saving = 0;
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {

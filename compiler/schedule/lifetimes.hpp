@@ -3,7 +3,9 @@
 //
 // The schedule is the node order: step i runs node i. Graph inputs are live from step 0 and graph
 // outputs to the last step. A Reshape (view) writes nothing: its output shares its input's buffer,
-// which then lives until the last reader of either. A kernel's scratch buffer lives only during
+// which then lives until the last reader of either. A Concat input written in place
+// (passes/zero_copy_concat.cpp) lies in the Concat's output, which then lives from the first step
+// that writes a part of it. A kernel's scratch buffer lives only during
 // its own step.
 //
 // Overlap pairs: a node's output may lie over an input whose buffer dies at that node, from the
@@ -55,7 +57,8 @@ struct Lifetimes {
 Lifetimes compute_lifetimes(const ir::Graph& graph, const std::function<std::uint64_t(const ir::Node&)>& scratch_bytes,
                             const LifetimeOptions& options);
 
-// The tensor a view reads through to: follows Reshape nodes back to the tensor that owns the bytes.
+// The tensor a view reads through to: follows Reshape nodes back to the tensor that owns the bytes;
+// a Concat input written in place (ir::Tensor::slice_of) goes to the Concat's output.
 std::vector<ir::TensorId> view_roots(const ir::Graph& graph);
 
 }  // namespace tightfit::schedule

@@ -66,7 +66,8 @@ constexpr Bound kBounds[] = {
     {"unit_softmax_u8", 0, 0},   {"unit_add_s8", 0, 0},       {"unit_add_u8", 0, 0},
     {"unit_mul_s8", 0, 0},       {"unit_mul_u8", 0, 0},       {"unit_concat_s8", 0, 0},
     {"unit_concat_u8", 0, 0},    {"unit_avgpool_s8", 0, 0},   {"unit_avgpool_u8", 0, 1},
-    {"unit_gap_s8", 0, 0},       {"unit_gap_u8", 0, 0},
+    {"unit_gap_s8", 0, 0},       {"unit_gap_u8", 0, 0},       {"padfold_s8", 0, 0},
+    {"padfold_u8", 0, 1},        {"inception_shared", 0, 0},  {"unet_shared", 0, 0},
 };
 
 const Bound* find_bound(const std::string& name) {
@@ -189,7 +190,7 @@ std::string compile_flags() {
 // (clamp included) with the same flags.
 const std::vector<std::string> kRepresentative = {"ops_s8.qop.onnx",  "ops_u8.qdq.onnx",  "ops2_s8.qdq.onnx",
                                                   "ops2_u8.qop.onnx", "conv_u8.qdq.onnx", "dscnn.qop.onnx",
-                                                  "unet.qdq.onnx",    "multi_io.qop.onnx"};
+                                                  "unet.qdq.onnx",    "multi_io.qop.onnx", "padfold_u8.qop.onnx"};
 const std::vector<std::string> kEveryKernel = {
     "conv", "fully_connected", "max_pool", "average_pool", "global_average_pool", "add", "mul", "lookup", "concat",
     "softmax", "pad", "transpose", "resize_nearest", "quantize_linear", "dequantize_linear"};
@@ -705,4 +706,87 @@ TEST_CASE("overlap: DS-CNN fits in 9,000 B with outputs over their inputs, 16,00
   CHECK(directions == std::set<std::string>{"above", "below"});
   const std::string source = read_text(dir / "over.build" / "dscnn.cpp");
   CHECK(source.find("tightfit::conv<std::int8_t, std::int8_t, true>") != std::string::npos);
+}
+
+// Counts the occurrences of `needle` in `text`.
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+TEST_CASE("fold_pad: four of padfold's five Pads become their reader's pads, the one before a MaxPool over "
+          "values below the zero point stays; same outputs with --no-fold-pad", "[fold_pad]") {
+  const fs::path dir = scratch("fold_pad");
+  for (const char* file : {"padfold_s8.qop.onnx", "padfold_u8.qop.onnx"}) {
+    const json& e = entry(file);
+    const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();
+    const auto folded = tightfit_run(e, inputs, dir / "folded.out", dir / "folded.build", " --name padfold");
+    const auto kept = tightfit_run(e, inputs, dir / "kept.out", dir / "kept.build", " --name padfold --no-fold-pad");
+    REQUIRE(folded.size() == kept.size());
+    for (std::size_t k = 0; k < folded.size(); ++k) CHECK(bitwise_equal(folded[k], kept[k]));
+    const json report = json::parse(read_text(dir / "folded.build" / "padfold.report.json"));
+    const json kept_report = json::parse(read_text(dir / "kept.build" / "padfold.report.json"));
+    std::set<std::string> into;
+    for (const json& r : report["rewrites"]) {
+      CHECK(r["technique"] == "fold_pad");
+      CHECK(r["saved_bytes"].get<std::uint64_t>() > 0);
+      into.insert(r["op"].get<std::string>());
+    }
+    CHECK(report["rewrites"].size() == 4);
+    CHECK(into == std::set<std::string>{"Conv", "AveragePool", "MaxPool"});
+    CHECK(kept_report["rewrites"].empty());
+    // Each call is written twice: in run() and in run_profiled().
+    CHECK(count_of(read_text(dir / "folded.build" / "padfold.cpp"), "tightfit::pad<") == 2 * 1);
+    CHECK(count_of(read_text(dir / "kept.build" / "padfold.cpp"), "tightfit::pad<") == 2 * 5);
+    CHECK(read_text(dir / "folded.build" / "padfold.report.txt").find("Rewrites: 4 buffers removed") != std::string::npos);
+  }
+}
+
+TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided channel slices, one contiguous "
+          "block), the same outputs with --no-zero-copy-concat, the smaller arena kept", "[zero_copy]") {
+  const fs::path dir = scratch("zero_copy");
+  struct Case {
+    const char* file;
+    std::size_t in_place;        // Concat inputs written in place
+    std::size_t concat_calls;    // Concat calls left in run()
+    std::uint64_t arena, copying_arena;
+  };
+  // inception: two of its eight Concat inputs share the Concat's quantization; inception_shared:
+  // all eight do, six are kept in place (all eight plan no smaller than none: the block input stays
+  // live beside the whole Concat output); multi_io: a Gemm writes its half of a [1, 16] Concat;
+  // unet_shared: each decoder's Resize writes its channels into the Concat with the skip (the
+  // skip, read by a MaxPool too, is copied).
+  for (const Case& c : {Case{"inception.qop.onnx", 2, 2, 21504, 22528}, Case{"inception_shared.qop.onnx", 6, 1, 20480, 22528},
+                        Case{"multi_io.qop.onnx", 1, 1, 710, 710}, Case{"unet_shared.qop.onnx", 2, 2, 36864, 49152}}) {
+    INFO(c.file);
+    const json& e = entry(c.file);
+    const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();
+    const auto in_place = tightfit_run(e, inputs, dir / "in_place.out", dir / "in_place.build", " --name m");
+    const auto copying = tightfit_run(e, inputs, dir / "copying.out", dir / "copying.build", " --name m --no-zero-copy-concat");
+    REQUIRE(in_place.size() == copying.size());
+    for (std::size_t k = 0; k < in_place.size(); ++k) CHECK(bitwise_equal(in_place[k], copying[k]));
+    const json report = json::parse(read_text(dir / "in_place.build" / "m.report.json"));
+    const json copying_report = json::parse(read_text(dir / "copying.build" / "m.report.json"));
+    std::size_t written = 0;
+    for (const json& r : report["rewrites"]) written += r["technique"] == "zero_copy_concat";
+    CHECK(written == c.in_place);
+    CHECK(report["arena_bytes"].get<std::uint64_t>() == c.arena);
+    CHECK(report["comparisons"]["zero_copy_concat_bytes"].get<std::uint64_t>() >= c.arena);
+    CHECK(report["comparisons"]["copying_concat_bytes"].get<std::uint64_t>() == c.copying_arena);
+    CHECK(copying_report["arena_bytes"].get<std::uint64_t>() == c.copying_arena);
+    CHECK(copying_report["rewrites"].empty());
+    CHECK(count_of(read_text(dir / "in_place.build" / "m.cpp"), "tightfit::concat<") == 2 * c.concat_calls);
+    // A Concat output written in part before the Concat's step is no overlap pair's output (the
+    // pair's distances are for a buffer written whole at its step), and neither are the parts.
+    std::set<std::string> concats_in_place, written_in_place;
+    for (const json& r : report["rewrites"]) {
+      concats_in_place.insert(r["node"].get<std::string>());
+      written_in_place.insert(r["into"].get<std::string>());
+    }
+    for (const json& o : report["overlaps"]) {
+      CHECK(concats_in_place.count(o["node"].get<std::string>()) == 0);
+      CHECK(written_in_place.count(o["node"].get<std::string>()) == 0);
+    }
+  }
 }

@@ -471,7 +471,7 @@ std::vector<int64_t> run_resize(const json& k) {
   for (int32_t i = 0; i < out[2]; ++i) h_index.push_back(tightfit::resize_nearest_index(i, x_dims[2], out[2], scales[2], cm, nm));
   for (int32_t i = 0; i < out[3]; ++i) w_index.push_back(tightfit::resize_nearest_index(i, x_dims[3], out[3], scales[3], cm, nm));
   const tightfit::ResizeNearestParams p{x_dims[0], x_dims[2], x_dims[3], x_dims[1],
-                                        out[2],    out[3],    h_index.data(), w_index.data()};
+                                        out[2],    out[3],    h_index.data(), w_index.data(), 0};
   const auto x = to_nhwc(data_of<T>(k.at("inputs")[0]), x_dims);
   std::vector<T> y(static_cast<size_t>(product(out)));
   tightfit::resize_nearest(p, x.data(), y.data());

@@ -296,7 +296,7 @@ TEST_CASE("the pointwise distance covers the DSP loop order as well as the porta
   // which write a pair of rows while the first row's input is still read, 126.
   CHECK(tightfit::detail::portable_matmul_distance(125, 64, 64) == 63);
   CHECK(tightfit::detail::dsp_matmul_distance(125, 64, 64) == 126);
-  const tightfit::ConvParams p{1, 25, 5, 64, 25, 5, 64, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, -128, 127, 0};
+  const tightfit::ConvParams p{1, 25, 5, 64, 25, 5, 64, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, -128, 127, 0, 0};
   CHECK(tightfit::conv_pointwise_distance(p) == 126);
   // Backwards (output above): a row of the input and, for the DSP order, the pair's second row.
   CHECK(tightfit::detail::portable_matmul_up_distance(125, 64, 64) == 64);

@@ -277,7 +277,7 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
   for (int32_t i = 0; i < pixels; ++i) {
     const int32_t px = kBackward ? pixels - 1 - i : i;
     const T* x = in + px * p.in_c;
-    T* y = out + px * p.out_c;
+    T* y = out + px * conv_out_stride(p);
     for (int32_t oc = 0; oc < p.out_c; ++oc) {
       const int32_t acc = detail::dot(x, weights + oc * p.in_c, p.in_c, p.input_zero_point, p.weight_zero_point);
       y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
@@ -298,7 +298,7 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
       const int32_t oy = kBackward ? p.out_h - 1 - oyi : oyi;
       for (int32_t oxi = 0; oxi < p.out_w; ++oxi) {
         const int32_t ox = kBackward ? p.out_w - 1 - oxi : oxi;
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         for (int32_t oc = 0; oc < p.out_c; ++oc) {
           const int32_t ic = oc / depth_multiplier;
           int32_t acc = 0;
@@ -329,7 +329,7 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         for (int32_t oc = 0; oc < p.out_c; ++oc) {
           const int32_t channel_offset = (oc / group_out_c) * group_in_c;
           const TW* w_oc = weights + oc * p.kernel_h * p.kernel_w * group_in_c;
@@ -770,13 +770,18 @@ inline void lookup(const uint8_t* table, const T* in, T* out, int32_t count) {
 // Output over the input: 0 (element i is read, then written at i).
 constexpr int32_t lookup_distance() { return 0; }
 
-// com.microsoft QLinearConcat.
+// com.microsoft QLinearConcat.  inputs[i] == nullptr: input i is already in
+// place (its producer wrote it into the output: a zero-copy Concat).
 template <typename T>
 inline void concat(const ConcatParams& p, const T* const* inputs, const uint8_t* const* tables, T* out) {
   for (int32_t o = 0; o < p.outer; ++o) {
     T* y = out + o * p.output_inner;
     for (int32_t i = 0; i < p.num_inputs; ++i) {
       const int32_t inner = p.input_inner[i];
+      if (inputs[i] == nullptr) {
+        y += inner;
+        continue;
+      }
       const T* x = inputs[i] + o * inner;
       if (tables[i] == nullptr) {
         for (int32_t k = 0; k < inner; ++k) y[k] = x[k];
@@ -964,7 +969,7 @@ inline void resize_nearest(const ResizeNearestParams& p, const T* in, T* out) {
       const T* row = in + (b * p.in_h + p.h_index[oy]) * p.in_w * p.channels;
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         const T* x = row + p.w_index[ox] * p.channels;
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * pixel_stride(p.out_stride, p.channels);
         for (int32_t c = 0; c < p.channels; ++c) y[c] = x[c];
       }
     }

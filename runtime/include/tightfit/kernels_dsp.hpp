@@ -356,7 +356,7 @@ __attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, 
 template <typename T, typename TW, bool kWeightOffset>
 __attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t k, int32_t n, const int32_t* start,
                                                int32_t cached, int32_t x_zero_point, int32_t xo, int32_t wo,
-                                               const Output& out, T* y0) {
+                                               const Output& out, T* y0, int32_t y_stride) {
   int32_t o = 0;
   for (; o + 2 <= n; o += 2) {
     const int32_t c0 = o < cached ? start[o] : pair_start<TW, kWeightOffset>(w, k, o, x_zero_point, wo, out);
@@ -366,19 +366,20 @@ __attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t
     const float m0 = out.multiplier(o), m1 = out.multiplier(o + 1);
     y0[o] = out.template operator()<T>(a00, m0);
     y0[o + 1] = out.template operator()<T>(a01, m1);
-    y0[n + o] = out.template operator()<T>(a10, m0);
-    y0[n + o + 1] = out.template operator()<T>(a11, m1);
+    y0[y_stride + o] = out.template operator()<T>(a10, m0);
+    y0[y_stride + o + 1] = out.template operator()<T>(a11, m1);
   }
   if (o < n) {
     const int32_t b0 = out.base(o);
     const float m0 = out.multiplier(o);
     y0[o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0, w + o * k, k, xo, wo, b0), m0);
-    y0[n + o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0 + k, w + o * k, k, xo, wo, b0), m0);
+    y0[y_stride + o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0 + k, w + o * k, k, xo, wo, b0), m0);
   }
 }
 
 // out[r][o] = requant(bias[o] + sum_k (x[r][k] - zx)(w[o][k] - zw)): the
-// pointwise conv (rows = pixels) and the fully connected layer.
+// pointwise conv (rows = pixels) and the fully connected layer.  Output row r
+// starts at y + r * y_stride (n, or more for a slice of a Concat's output).
 //
 // Loop order (the overlap distances of kernels.hpp, dsp_matmul_distance() and
 // dsp_matmul_up_distance(), follow it): rows in pairs, outermost, so that an input row is dead
@@ -387,7 +388,7 @@ __attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t
 // kBackward: the pairs from the last, the odd row (row 0) at the end.
 template <typename T, typename TW, bool kWeightOffset, bool kBackward>
 inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, int32_t x_zero_point,
-                   int32_t w_zero_point, const Output& out, T* y) {
+                   int32_t w_zero_point, const Output& out, T* y, int32_t y_stride) {
   const int32_t xo = offset_pair(x_zero_point), wo = offset_pair(w_zero_point);
   // The input's zero point, once per channel: bias - zx * sum(w - zw) starts each pair of rows.
   int32_t start[kCachedWeightSums];
@@ -395,12 +396,13 @@ inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, 
   for (int32_t o = 0; o < cached; ++o) start[o] = pair_start<TW, kWeightOffset>(w, k, o, x_zero_point, wo, out);
   for (int32_t pair = 0; pair < rows / 2; ++pair) {
     const int32_t r = kBackward ? rows - 2 - 2 * pair : 2 * pair;
-    matmul_row_pair<T, TW, kWeightOffset>(x + r * k, w, k, n, start, cached, x_zero_point, xo, wo, out, y + r * n);
+    matmul_row_pair<T, TW, kWeightOffset>(x + r * k, w, k, n, start, cached, x_zero_point, xo, wo, out, y + r * y_stride,
+                                          y_stride);
   }
   if (rows % 2 == 1) {
     const int32_t r = kBackward ? 0 : rows - 1;
     const T* x0 = x + r * k;
-    T* y0 = y + r * n;
+    T* y0 = y + r * y_stride;
     int32_t o = 0;
     for (; o + 2 <= n; o += 2) {
       int32_t a0 = out.base(o), a1 = out.base(o + 1);
@@ -507,7 +509,7 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
         int32_t kx_lo, kx_hi;
         conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
         const int32_t taps_w = kx_hi - kx_lo;
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         // First tap of the window inside the image, for channel 0.
         const T* x_first = in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) *
                                     channels;
@@ -608,7 +610,7 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
             }
           }
         }
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         const int32_t* const words = reinterpret_cast<const int32_t*>(patch);
         int32_t oc = 0;
         for (; oc + 2 <= p.out_c; oc += 2) {
@@ -684,7 +686,7 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
         const int32_t ix0 = ox * p.stride_w - p.pad_left;
         int32_t kx_lo, kx_hi;
         conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         const T* x_first =
             in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * p.in_c;
         const int32_t x_row_step = p.dilation_h * p.in_w * p.in_c;
@@ -762,7 +764,7 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
   const simd::Output o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.batch * p.in_h * p.in_w, p.in_c, p.out_c, in, weights,
-                                           p.input_zero_point, p.weight_zero_point, o, out);
+                                           p.input_zero_point, p.weight_zero_point, o, out, conv_out_stride(p));
 }
 
 template <typename T, typename TW, bool kBackward = false>
@@ -793,7 +795,7 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
   const simd::Output o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.rows, p.in_features, p.out_features, in, weights, p.input_zero_point,
-                                           p.weight_zero_point, o, out);
+                                           p.weight_zero_point, o, out, p.out_features);
 }
 
 }  // namespace dsp

@@ -413,14 +413,15 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const T* w, int32_t 
 }
 
 // The matrix kernels (pointwise conv, fully connected): rows of n bytes, in pairs when the
-// weights' zero point is 0, else one at a time; row r reads x + r * n and writes y + r * out_c.
+// weights' zero point is 0, else one at a time; row r reads x + r * n and writes y + r * y_stride
+// (out_c, or more for a channel slice of a Concat's output).
 // The order of the DSP matrix kernel (kernels.hpp, dsp_matmul_distance and
 // dsp_matmul_up_distance): the pairs from the first (from the last when kBackward), then an odd
 // row left over (the last row; row 0 when kBackward) alone; without pairs, the rows one by one
 // as the portable kernel takes them.
 template <bool kBackward, typename T, typename TW>
 inline void matmul(const T* x, const TW* w, int32_t rows, int32_t n, int32_t out_c, int32_t zx, int32_t zw,
-                   const Output& o, T* y) {
+                   const Output& o, T* y, int32_t y_stride) {
   int32_t paired = 0;
   if constexpr (std::is_same_v<T, TW>) {
     if (zw == 0 && rows >= 2) {
@@ -429,13 +430,13 @@ inline void matmul(const T* x, const TW* w, int32_t rows, int32_t n, int32_t out
       paired = rows & ~1;
       for (int32_t i = 0; i < paired; i += 2) {
         const int32_t r = kBackward ? rows - 2 - i : i;
-        pair_times_weights(x + r * n, n, w, n, out_c, zx, o, starts, y + r * out_c, out_c);
+        pair_times_weights(x + r * n, n, w, n, out_c, zx, o, starts, y + r * y_stride, y_stride);
       }
     }
   }
   for (int32_t i = paired; i < rows; ++i) {
     const int32_t r = kBackward ? rows - 1 - i : i;
-    row_times_weights(x + r * n, w, n, out_c, zx, zw, o, y + r * out_c);
+    row_times_weights(x + r * n, w, n, out_c, zx, zw, o, y + r * y_stride);
   }
 }
 
@@ -543,7 +544,7 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
         t.taps = kx_hi - kx_lo;
         t.x = in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
         t.w = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         int32_t c = 0;
         for (; c < whole; c += 8) {
           Depthwise8 r{o.bias_every_other(c, 0xFFFF), o.bias_every_other(c + 1, 0xFFFF)};
@@ -641,15 +642,16 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
         advance();
         gather_patch(p, in, b, oy, ox, patch + len);
         advance();
-        pair_times_weights(patch, len, weights, len, p.out_c, p.input_zero_point, o, starts, out + q * p.out_c,
-                           p.out_c);
+        pair_times_weights(patch, len, weights, len, p.out_c, p.input_zero_point, o, starts,
+                           out + q * conv_out_stride(p), conv_out_stride(p));
       }
     }
   }
   for (; q < pixels; ++q) {
     gather_patch(p, in, b, oy, ox, patch);
     advance();
-    row_times_weights(patch, weights, len, p.out_c, p.input_zero_point, p.weight_zero_point, o, out + q * p.out_c);
+    row_times_weights(patch, weights, len, p.out_c, p.input_zero_point, p.weight_zero_point, o,
+                      out + q * conv_out_stride(p));
   }
 }
 
@@ -704,7 +706,7 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
   } else {
     const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
     matmul<kBackward>(in, weights, p.batch * p.in_h * p.in_w, p.in_c, p.out_c, p.input_zero_point,
-                      p.weight_zero_point, o, out);
+                      p.weight_zero_point, o, out, conv_out_stride(p));
   }
 }
 
@@ -743,7 +745,7 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
   } else {
     const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
     matmul<kBackward>(in, weights, p.rows, p.in_features, p.out_features, p.input_zero_point, p.weight_zero_point,
-                      o, out);
+                      o, out, p.out_features);
   }
 }
 

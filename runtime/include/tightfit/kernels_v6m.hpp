@@ -111,7 +111,7 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
   for (int32_t px = 0; px < pixels; ++px)
     row_times_weights(in + px * p.in_c, weights, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point, bias,
                       multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max,
-                      out + px * p.out_c);
+                      out + px * conv_out_stride(p));
 }
 
 // Fully connected: every row, in order, against all output features.
@@ -159,7 +159,7 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
             w_offset[taps] = (ky * p.kernel_w + kx) * channels;
           }
         }
-        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * channels;
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         for (int32_t c = 0; c < channels; ++c) {
           const T* x = image + c;
           const TW* w = weights + c;
@@ -207,7 +207,7 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
         }
         row_times_weights(static_cast<const T*>(patch), weights, len, p.out_c, p.input_zero_point,
                           p.weight_zero_point, bias, multipliers, p.per_channel, p.output_zero_point, p.output_min,
-                          p.output_max, out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c);
+                          p.output_max, out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p));
       }
     }
   }

@@ -49,7 +49,18 @@ struct ConvParams {
   int32_t output_zero_point;
   int32_t output_min, output_max;
   int32_t per_channel;  // 1: multipliers[out_c]; 0: multipliers[0] for all
+  // Elements from one output pixel to the next, conv_out_stride(): out_c (written 0, the value
+  // of a block that leaves it out), or more when the output is the channel slice of a Concat's
+  // output written in place (docs/rewrites.md), whose pixels also hold the other inputs'
+  // channels. Every variant of conv() honours it.
+  int32_t out_stride;
 };
+
+// Elements from one output pixel to the next of a kernel with `channels` outputs per pixel and
+// the field `out_stride` (0: channels; more: a channel slice of a Concat's output).
+constexpr int32_t pixel_stride(int32_t out_stride, int32_t channels) { return out_stride > 0 ? out_stride : channels; }
+
+constexpr int32_t conv_out_stride(const ConvParams& p) { return pixel_stride(p.out_stride, p.out_c); }
 
 // True when conv() reads its weights in the depthwise layout [kh][kw][out_c].
 constexpr bool conv_is_depthwise(const ConvParams& p) { return p.groups > 1 && p.groups == p.in_c; }
@@ -272,6 +283,7 @@ struct ResizeNearestParams {
   int32_t out_h, out_w;
   const int32_t* h_index;
   const int32_t* w_index;
+  int32_t out_stride;  // elements from one output pixel to the next: pixel_stride(out_stride, channels)
 };
 
 // ---------------------------------------------------------------------------

@@ -183,9 +183,11 @@ void conv_case(int kind) {
     const int32_t span_w = p.in_w + p.pad_left + pad_right - p.dilation_w * (p.kernel_w - 1) - 1;
     if (span_h < 0 || span_w < 0) continue;
     p.out_h = span_h / p.stride_h + 1, p.out_w = span_w / p.stride_w + 1;
+    // One case in three writes its pixels further apart, as into a channel slice of a Concat.
+    p.out_stride = next() % 3 == 0 ? p.out_c + uniform(1, 9) : 0;
     const int32_t in_bytes = p.batch * p.in_h * p.in_w * p.in_c;
     const int32_t w_bytes = p.out_c * p.kernel_h * p.kernel_w * (p.in_c / p.groups);
-    const int32_t out_bytes = p.batch * p.out_h * p.out_w * p.out_c;
+    const int32_t out_bytes = p.batch * p.out_h * p.out_w * tightfit::conv_out_stride(p);
     if (in_bytes <= kBytes && w_bytes <= kBytes && out_bytes <= kBytes && p.out_c <= 512) break;
   }
   int32_t lo, hi;
@@ -203,10 +205,15 @@ void conv_case(int kind) {
   const bool with_bias = next() % 4 != 0;
   fill_quant(p.out_c, p.per_channel, with_bias, 64 * p.kernel_h * p.kernel_w * (p.in_c / p.groups));
   const int32_t* bias = with_bias ? bias_pool : nullptr;
-  const int32_t out_bytes = p.batch * p.out_h * p.out_w * p.out_c;
+  const int32_t out_bytes = p.batch * p.out_h * p.out_w * tightfit::conv_out_stride(p);
+  const bool strided = tightfit::conv_out_stride(p) != p.out_c;
   static const char* const names[] = {"pointwise", "depthwise", "general", "grouped"};
+  static const char* const strided_names[] = {"pointwise strided", "depthwise strided", "general strided",
+                                              "grouped strided"};
   T* yd = reinterpret_cast<T*>(out_dsp);
   T* yp = reinterpret_cast<T*>(out_portable);
+  // The bytes between a strided output's pixels are not the kernel's: the same on both sides.
+  for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = out_portable[i] = static_cast<uint8_t>(i * 37 + 11);
   if (tightfit::conv_is_depthwise(p)) {
     fast::conv_depthwise(p, in, w, bias, multiplier_pool, yd);
     tightfit::portable::conv_depthwise(p, in, w, bias, multiplier_pool, yp);
@@ -217,7 +224,15 @@ void conv_case(int kind) {
     fast::conv_general(p, in, w, bias, multiplier_pool, yd);
     tightfit::portable::conv_general(p, in, w, bias, multiplier_pool, yp);
   }
-  check<T, TW>(names[kind], out_bytes, seed);
+  check<T, TW>(strided ? strided_names[kind] : names[kind], out_bytes, seed);
+  if (strided) {
+    // The public entry point takes the fast path on this target; a slice of a Concat never
+    // overlaps its input (the compiler does not pair them).
+    for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = static_cast<uint8_t>(i * 37 + 11);
+    tightfit::conv(p, in, w, bias, multiplier_pool, yd);
+    check<T, TW>("conv strided", out_bytes, seed);
+    return;
+  }
   const int32_t in_bytes = p.batch * p.in_h * p.in_w * p.in_c;
   const bool dsp_matrix = tightfit::conv_is_pointwise(p) && dsp_matrix_path<TW>(p.weight_zero_point);
   const int32_t rows = p.batch * p.in_h * p.in_w;
