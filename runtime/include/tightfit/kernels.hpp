@@ -537,6 +537,8 @@ constexpr int32_t conv_distance(const ConvParams& p) {
                                 : conv_general_distance(p);
 }
 
+namespace portable {
+
 // ONNX MaxPool on int8/uint8 (exact; padded taps are skipped).
 template <typename T>
 inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
@@ -561,6 +563,18 @@ inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
       }
     }
   }
+}
+
+}  // namespace portable
+
+// The max pool: Helium's (16 channels a vector) on a core with it, else the portable loop.
+template <typename T>
+inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  mve::max_pool(p, in, out);
+#else
+  portable::max_pool(p, in, out);
+#endif
 }
 
 // Output over the input: pixel by pixel, channel c from channel c of the window.
@@ -604,15 +618,21 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
 // channels after it start above it.
 constexpr int32_t global_average_pool_distance(const GlobalAveragePoolParams&) { return 0; }
 
+// A window over the whole unpadded image: ORT's integer global pool computes it.
+inline bool average_pool_is_whole_image(const AveragePoolParams& p) {
+  return p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 && p.pad_left == 0 && p.pad_bottom == 0 &&
+         p.pad_right == 0;
+}
+
+namespace portable {
+
 // com.microsoft QLinearAveragePool (ORT: qlinear_pool.cc): each tap dequantized
 // to float, summed row by row in float, divided by the count, quantized with
 // nearbyint(y / y_scale + y_zero_point).  The whole-image case goes to the
 // integer global pool, as in ORT.
 template <typename T>
 inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
-  const bool whole_image = p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 && p.pad_left == 0 &&
-                           p.pad_bottom == 0 && p.pad_right == 0;
-  if (whole_image) {
+  if (average_pool_is_whole_image(p)) {
     const int32_t image_size = p.in_h * p.in_w;
     const GlobalAveragePoolParams global = {
         p.batch,
@@ -624,7 +644,7 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
         p.output_min,
         p.output_max,
     };
-    global_average_pool(global, in, out);
+    tightfit::global_average_pool(global, in, out);  // the Helium loop on a core with it
     return;
   }
   const float output_zero_point = static_cast<float>(p.output_zero_point);
@@ -655,6 +675,21 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
       }
     }
   }
+}
+
+}  // namespace portable
+
+// The average pool: the whole image as the global pool (which has its own Helium loop), other
+// windows Helium's (4 channels a vector) on a core with it, else the portable loop.
+template <typename T>
+inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  if (!average_pool_is_whole_image(p)) {
+    mve::average_pool_window(p, in, out);
+    return;
+  }
+#endif
+  portable::average_pool(p, in, out);
 }
 
 // Output over the input: the whole-image case as the global pool, else as max_pool().
@@ -697,6 +732,8 @@ inline T saturate_round(float value, int32_t out_min, int32_t out_max) {
 
 }  // namespace detail
 
+namespace portable {
+
 // com.microsoft QLinearAdd (ORT: MlasQLinearAddKernelAvx2Helper).  The zero
 // points live in `fixed`; each element is two fused multiply-adds of the raw
 // input values, rounded half to even and saturated.  MLAS folds its second
@@ -721,8 +758,25 @@ inline void add(const AddParams& p, const T* a, const T* b, T* out) {
   }
 }
 
+}  // namespace portable
+
+// QLinearAdd: Helium's (4 elements a vector) where the innermost axis is contiguous or
+// broadcast, else the portable loop.
+template <typename T>
+inline void add(const AddParams& p, const T* a, const T* b, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  if (mve::binary_vectorizable(p.shape)) {
+    mve::add(p, a, b, out);
+    return;
+  }
+#endif
+  portable::add(p, a, b, out);
+}
+
 // Output over operand 0 (a) or 1 (b): 0 when that operand has the output's shape, else none.
 constexpr int32_t add_distance(const AddParams& p, int operand) { return detail::binary_distance(p.shape, operand); }
+
+namespace portable {
 
 // com.microsoft QLinearMul (ORT: MlasQLinearMulKernel, SSE2): the integer
 // product of the centred inputs, times the ratio, plus the output zero point,
@@ -735,6 +789,20 @@ inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
     const float value = static_cast<float>(product) * p.ratio + p.output_zero_point;
     out[o] = detail::saturate_round<T>(value, p.output_min, p.output_max);
   });
+}
+
+}  // namespace portable
+
+// QLinearMul: as add().
+template <typename T>
+inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  if (mve::binary_vectorizable(p.shape)) {
+    mve::mul(p, a, b, out);
+    return;
+  }
+#endif
+  portable::mul(p, a, b, out);
 }
 
 // Output over operand 0 (a) or 1 (b): as add_distance().

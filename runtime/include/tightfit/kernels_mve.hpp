@@ -749,5 +749,178 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
   }
 }
 
+// ---------------------------------------------------------------------------
+// Pools and elementwise operators, channels (or elements) across the lanes. Each block is read
+// whole before it is written, in the portable loops' order of pixels and elements, so the
+// portable kernels' overlap distances hold.
+
+namespace impl {
+
+inline int8x16_t splat16(int8_t v) { return vdupq_n_s8(v); }
+inline uint8x16_t splat16(uint8_t v) { return vdupq_n_u8(v); }
+inline int8x16_t max16(int8x16_t a, int8x16_t b) { return vmaxq_s8(a, b); }
+inline uint8x16_t max16(uint8x16_t a, uint8x16_t b) { return vmaxq_u8(a, b); }
+inline void store16(int8_t* y, int8x16_t v, mve_pred16_t m) { vstrbq_p_s8(y, v, m); }
+inline void store16(uint8_t* y, uint8x16_t v, mve_pred16_t m) { vstrbq_p_u8(y, v, m); }
+
+}  // namespace impl
+
+// Max pool (kernels.hpp, portable::max_pool): 16 channels of an output pixel at a time, the
+// maximum over the window's taps inside the image.
+template <typename T>
+inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        for (int32_t c = 0; c < p.channels; c += 16) {
+          const mve_pred16_t m = vctp8q(static_cast<uint32_t>(p.channels - c));
+          auto best = impl::splat16(static_cast<T>(QuantLimits<T>::kMin));
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (iy < 0 || iy >= p.in_h) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
+              if (ix < 0 || ix >= p.in_w) continue;
+              best = impl::max16(best, lanes::load(in + ((b * p.in_h + iy) * p.in_w + ix) * p.channels + c, m));
+            }
+          }
+          impl::store16(y + c, best, m);
+        }
+      }
+    }
+  }
+}
+
+namespace impl {
+
+// 4 elements widened to 32 bits (the first `count` of them; the others read as 0).
+inline int32x4_t widen4(const int8_t* x, mve_pred16_t m) { return vldrbq_z_s32(x, m); }
+inline int32x4_t widen4(const uint8_t* x, mve_pred16_t m) { return vreinterpretq_s32_u32(vldrbq_z_u32(x, m)); }
+
+// saturate_round (kernels.hpp) on 4 lanes: clamp in float, round half to even, store narrow.
+template <typename T>
+inline void store_rounded(T* y, float32x4_t v, float lo, float hi, int32_t count) {
+  v = vminnmq_f32(vmaxnmq_f32(v, vdupq_n_f32(lo)), vdupq_n_f32(hi));
+  lanes::store4(y, vcvtnq_s32_f32(v), count);
+}
+
+}  // namespace impl
+
+// Average pool away from the whole image (kernels.hpp, portable::average_pool): 4 channels of an
+// output pixel at a time, each tap dequantized and summed in float in the portable loop's tap
+// order; the division by the count and by the output scale stay scalar (Helium has no vector
+// divide, and a reciprocal would round differently).
+template <typename T>
+inline void average_pool_window(const AveragePoolParams& p, const T* in, T* out) {
+  const float output_zero_point = static_cast<float>(p.output_zero_point);
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      int32_t y_start = oy * p.stride_h - p.pad_top;
+      const int32_t y_end = y_start + p.kernel_h < p.in_h ? y_start + p.kernel_h : p.in_h;
+      y_start = y_start > 0 ? y_start : 0;
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        int32_t x_start = ox * p.stride_w - p.pad_left;
+        const int32_t x_end = x_start + p.kernel_w < p.in_w ? x_start + p.kernel_w : p.in_w;
+        x_start = x_start > 0 ? x_start : 0;
+        const float count = static_cast<float>(p.count_include_pad ? p.kernel_h * p.kernel_w
+                                                                   : (y_end - y_start) * (x_end - x_start));
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
+        for (int32_t c = 0; c < p.channels; c += 4) {
+          const int32_t n = p.channels - c < 4 ? p.channels - c : 4;
+          const mve_pred16_t m = vctp32q(static_cast<uint32_t>(n));
+          float32x4_t sum = vdupq_n_f32(0.0f);
+          for (int32_t iy = y_start; iy < y_end; ++iy) {
+            for (int32_t ix = x_start; ix < x_end; ++ix) {
+              const int32x4_t v = impl::widen4(in + ((b * p.in_h + iy) * p.in_w + ix) * p.channels + c, m);
+              const float32x4_t centred = vcvtq_f32_s32(vsubq_n_s32(v, p.input_zero_point));
+              sum = vaddq_f32(sum, vmulq_n_f32(centred, p.input_scale));
+            }
+          }
+          float sums[4];
+          vst1q_f32(sums, sum);
+          for (int32_t k = 0; k < n; ++k) {
+            const float mean = sums[k] / count;
+            const int32_t q = static_cast<int32_t>(round_half_even(mean / p.output_scale + output_zero_point));
+            y[c + k] = static_cast<T>(q < p.output_min ? p.output_min : q > p.output_max ? p.output_max : q);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Whether an elementwise call's innermost axis is contiguous or broadcast in both operands (the
+// shape the Helium loops take; others take the portable loop).
+inline bool binary_vectorizable(const BinaryShape& s) {
+  return (s.a_strides[3] == 0 || s.a_strides[3] == 1) && (s.b_strides[3] == 0 || s.b_strides[3] == 1);
+}
+
+namespace impl {
+
+// An operand's 4 elements from `at` (stride 1) or its one element repeated (stride 0).
+template <typename T>
+inline float32x4_t operand4(const T* x, int32_t at, int32_t stride, mve_pred16_t m) {
+  return stride == 0 ? vdupq_n_f32(static_cast<float>(x[at])) : vcvtq_f32_s32(widen4(x + at, m));
+}
+template <typename T>
+inline int32x4_t operand4_int(const T* x, int32_t at, int32_t stride, mve_pred16_t m) {
+  return stride == 0 ? vdupq_n_s32(static_cast<int32_t>(x[at])) : widen4(x + at, m);
+}
+
+// for_each_broadcast (kernels.hpp) over rows of the innermost axis, 4 elements at a time.
+template <typename Fn>
+inline void for_each_row(const BinaryShape& s, Fn fn) {
+  int32_t o = 0;
+  for (int32_t i0 = 0; i0 < s.out_dims[0]; ++i0) {
+    for (int32_t i1 = 0; i1 < s.out_dims[1]; ++i1) {
+      for (int32_t i2 = 0; i2 < s.out_dims[2]; ++i2) {
+        const int32_t a_base = i0 * s.a_strides[0] + i1 * s.a_strides[1] + i2 * s.a_strides[2];
+        const int32_t b_base = i0 * s.b_strides[0] + i1 * s.b_strides[1] + i2 * s.b_strides[2];
+        for (int32_t i3 = 0; i3 < s.out_dims[3]; i3 += 4) {
+          const int32_t n = s.out_dims[3] - i3 < 4 ? s.out_dims[3] - i3 : 4;
+          fn(o + i3, a_base + i3 * s.a_strides[3], b_base + i3 * s.b_strides[3], n);
+        }
+        o += s.out_dims[3];
+      }
+    }
+  }
+}
+
+}  // namespace impl
+
+// QLinearAdd (kernels.hpp, portable::add): the same two fused multiply-adds, in the same operand
+// order, on 4 lanes (VFMA is fused, as fmaf). Only for binary_vectorizable() shapes.
+template <typename T>
+inline void add(const AddParams& p, const T* a, const T* b, T* out) {
+  const float lo = static_cast<float>(p.output_min), hi = static_cast<float>(p.output_max);
+  const bool a_first = p.form == BroadcastForm::kScalarA;
+  impl::for_each_row(p.shape, [&](int32_t o, int32_t ia, int32_t ib, int32_t n) {
+    const mve_pred16_t m = vctp32q(static_cast<uint32_t>(n));
+    const float32x4_t va = impl::operand4(a, ia, p.shape.a_strides[3], m);
+    const float32x4_t vb = impl::operand4(b, ib, p.shape.b_strides[3], m);
+    const float32x4_t fixed = vdupq_n_f32(p.fixed);
+    const float32x4_t value = a_first ? vfmaq_n_f32(vfmaq_n_f32(fixed, va, p.a_ratio), vb, p.b_ratio)
+                                      : vfmaq_n_f32(vfmaq_n_f32(fixed, vb, p.b_ratio), va, p.a_ratio);
+    impl::store_rounded(out + o, value, lo, hi, n);
+  });
+}
+
+// QLinearMul (kernels.hpp, portable::mul): the integer product of the centred inputs, times the
+// ratio, plus the output zero point (two roundings, as the scalar code), on 4 lanes.
+template <typename T>
+inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
+  const float lo = static_cast<float>(p.output_min), hi = static_cast<float>(p.output_max);
+  const float zero_point = static_cast<float>(p.output_zero_point);
+  impl::for_each_row(p.shape, [&](int32_t o, int32_t ia, int32_t ib, int32_t n) {
+    const mve_pred16_t m = vctp32q(static_cast<uint32_t>(n));
+    const int32x4_t va = vsubq_n_s32(impl::operand4_int(a, ia, p.shape.a_strides[3], m), p.a_zero_point);
+    const int32x4_t vb = vsubq_n_s32(impl::operand4_int(b, ib, p.shape.b_strides[3], m), p.b_zero_point);
+    const float32x4_t value = vaddq_n_f32(vmulq_n_f32(vcvtq_f32_s32(vmulq_s32(va, vb)), p.ratio), zero_point);
+    impl::store_rounded(out + o, value, lo, hi, n);
+  });
+}
+
+
 }  // namespace mve
 }  // namespace tightfit

@@ -1,6 +1,6 @@
 // Runs the target's fast kernels (tightfit::mve on a core with Helium, tightfit::dsp on one with
 // the DSP extension, tightfit::v6m on ARMv6-M) and
-// tightfit::portable conv / fully connected (and global average pool) kernels on the same random
+// tightfit::portable conv / fully connected (and pool and elementwise) kernels on the same random
 // cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
 // dilations, groups, depthwise, zero points at the extremes too, fused clamps, per-channel
 // multipliers, bias or none, unaligned buffers) and compares their outputs byte for byte; then
@@ -328,12 +328,120 @@ void global_average_pool_case() {
                          });
 }
 
+// The pools and elementwise kernels (tightfit::max_pool, average_pool, add, mul: Helium's on a
+// core with it, else the portable loops) against the portable loops: odd channel counts, pads,
+// strides, dilations, fused clamps, zero points at the extremes, broadcasts along the innermost
+// axis and along others; then over an input at the stated distance.
+template <typename T>
+void pool_case() {
+  const uint32_t seed = state;
+  int32_t channels, in_h, in_w;
+  for (;;) {
+    channels = uniform(1, 40), in_h = uniform(1, 12), in_w = uniform(1, 12);
+    if (channels * in_h * in_w <= kBytes / 2) break;
+  }
+  const int32_t kh = uniform(1, in_h < 4 ? in_h : 4), kw = uniform(1, in_w < 4 ? in_w : 4);
+  const int32_t sh = uniform(1, 3), sw = uniform(1, 3);
+  const int32_t pt = uniform(0, kh - 1), pl = uniform(0, kw - 1), pb = uniform(0, kh - 1), pr = uniform(0, kw - 1);
+  const int32_t out_h = (in_h + pt + pb - kh) / sh + 1, out_w = (in_w + pl + pr - kw) / sw + 1;
+  fill(input_pool, kBytes + 4, next() % 5 == 0 ? 1 : 0);
+  const T* in = reinterpret_cast<const T*>(input_pool + (next() & 3));
+  const int32_t in_bytes = in_h * in_w * channels, out_bytes = out_h * out_w * channels;
+
+  const tightfit::MaxPoolParams mp{1, in_h, in_w, channels, out_h, out_w, kh, kw, sh, sw, 1, 1, pt, pl};
+  tightfit::max_pool(mp, in, reinterpret_cast<T*>(out_dsp));
+  tightfit::portable::max_pool(mp, in, reinterpret_cast<T*>(out_portable));
+  check<T, T>("max_pool", out_bytes, seed);
+  overlapped_cases<T, T>("overlapped max_pool", false, tightfit::max_pool_distance(mp), 0, in, in_bytes, out_bytes,
+                         seed, [&](const uint8_t* x, uint8_t* y) {
+                           tightfit::max_pool(mp, reinterpret_cast<const T*>(x), reinterpret_cast<T*>(y));
+                         });
+
+  tightfit::AveragePoolParams ap{1, in_h, in_w, channels, out_h, out_w, kh, kw, sh, sw, pt, pl, pb, pr,
+                                 static_cast<int32_t>(next() & 1), 0.0f, 0, 0.0f, 0, 0, 0};
+  int32_t lo, hi;
+  range_of<T>(ap.input_zero_point, lo, hi);
+  range_of<T>(ap.output_zero_point, lo, hi);
+  ap.output_min = lo, ap.output_max = hi;
+  ap.input_scale = static_cast<float>(uniform(1, 1000)) / 997.0f;
+  ap.output_scale = ap.input_scale * static_cast<float>(uniform(200, 3000)) / 1000.0f;
+  tightfit::average_pool(ap, in, reinterpret_cast<T*>(out_dsp));
+  tightfit::portable::average_pool(ap, in, reinterpret_cast<T*>(out_portable));
+  check<T, T>("average_pool", out_bytes, seed);
+  overlapped_cases<T, T>("overlapped average_pool", false, tightfit::average_pool_distance(ap), 0, in, in_bytes,
+                         out_bytes, seed, [&](const uint8_t* x, uint8_t* y) {
+                           tightfit::average_pool(ap, reinterpret_cast<const T*>(x), reinterpret_cast<T*>(y));
+                         });
+}
+
+template <typename T>
+void elementwise_case() {
+  const uint32_t seed = state;
+  // [d0, d1, d2, d3]; b is the same shape, or broadcast along the innermost axis (stride 0), or
+  // along d1 (a per-channel operand of an NCHW-like shape), or a scalar.
+  tightfit::BinaryShape s{};
+  int32_t n = 1;
+  for (int32_t k = 0; k < 4; ++k) {
+    s.out_dims[k] = k < 2 ? uniform(1, 3) : uniform(1, 21);
+    n *= s.out_dims[k];
+  }
+  int32_t stride = 1;
+  for (int32_t k = 3; k >= 0; --k) s.a_strides[k] = stride, stride *= s.out_dims[k];
+  const uint32_t form = next() % 4;
+  stride = 1;
+  for (int32_t k = 3; k >= 0; --k) {
+    const bool broadcast = form == 3 || (form == 1 && k == 3) || (form == 2 && k != 1);
+    s.b_strides[k] = broadcast ? 0 : stride;
+    if (!broadcast) stride *= s.out_dims[k];
+  }
+  fill(input_pool, kBytes + 4, next() % 5 == 0 ? 1 : 0);
+  fill(weight_pool, kBytes + 4, next() % 5 == 0 ? 1 : 0);
+  const T* a = reinterpret_cast<const T*>(input_pool + (next() & 3));
+  const T* b = reinterpret_cast<const T*>(weight_pool + (next() & 3));
+  int32_t za, zb, zc, lo, hi;
+  range_of<T>(za, lo, hi);
+  range_of<T>(zb, lo, hi);
+  range_of<T>(zc, lo, hi);
+
+  tightfit::AddParams ap{};
+  ap.shape = s;
+  ap.form = (next() & 1) ? tightfit::BroadcastForm::kScalarA : tightfit::BroadcastForm::kElementwise;
+  ap.a_zero_point = za, ap.b_zero_point = zb;
+  ap.a_ratio = static_cast<float>(uniform(1, 2000)) / 1000.0f;
+  ap.b_ratio = static_cast<float>(uniform(1, 2000)) / 1000.0f;
+  ap.fixed = static_cast<float>(zc) - (ap.a_ratio * static_cast<float>(za) + ap.b_ratio * static_cast<float>(zb));
+  ap.output_min = lo, ap.output_max = hi;
+  tightfit::add(ap, a, b, reinterpret_cast<T*>(out_dsp));
+  tightfit::portable::add(ap, a, b, reinterpret_cast<T*>(out_portable));
+  check<T, T>("add", n, seed);
+  overlapped_cases<T, T>("overlapped add", false, tightfit::add_distance(ap, 0), 0, a, n, n, seed,
+                         [&](const uint8_t* x, uint8_t* y) {
+                           tightfit::add(ap, reinterpret_cast<const T*>(x), b, reinterpret_cast<T*>(y));
+                         });
+
+  tightfit::MulParams mp{};
+  mp.shape = s;
+  mp.a_zero_point = za, mp.b_zero_point = zb;
+  mp.ratio = static_cast<float>(uniform(1, 3000)) / 100000.0f;
+  mp.output_zero_point = static_cast<float>(zc);
+  mp.output_min = lo, mp.output_max = hi;
+  tightfit::mul(mp, a, b, reinterpret_cast<T*>(out_dsp));
+  tightfit::portable::mul(mp, a, b, reinterpret_cast<T*>(out_portable));
+  check<T, T>("mul", n, seed);
+  overlapped_cases<T, T>("overlapped mul", false, tightfit::mul_distance(mp, 0), 0, a, n, n, seed,
+                         [&](const uint8_t* x, uint8_t* y) {
+                           tightfit::mul(mp, reinterpret_cast<const T*>(x), b, reinterpret_cast<T*>(y));
+                         });
+}
+
 template <typename T, typename TW>
 void all_cases(int32_t rounds) {
   for (int32_t r = 0; r < rounds; ++r) {
     for (int kind = 0; kind < 4; ++kind) conv_case<T, TW>(kind);
     fully_connected_case<T, TW>();
     if (std::is_same_v<T, TW> && r % 3 == 0) global_average_pool_case<T>();
+    if (std::is_same_v<T, TW> && r % 3 == 1) pool_case<T>();
+    if (std::is_same_v<T, TW> && r % 3 == 2) elementwise_case<T>();
   }
 }
 
