@@ -650,25 +650,18 @@ inline void average_pool(const AveragePoolParams& p, const T* in, T* out) {
   const float output_zero_point = static_cast<float>(p.output_zero_point);
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      int32_t y_start = oy * p.stride_h - p.pad_top;
-      const int32_t y_end = y_start + p.kernel_h < p.in_h ? y_start + p.kernel_h : p.in_h;
-      y_start = y_start > 0 ? y_start : 0;
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        int32_t x_start = ox * p.stride_w - p.pad_left;
-        const int32_t x_end = x_start + p.kernel_w < p.in_w ? x_start + p.kernel_w : p.in_w;
-        x_start = x_start > 0 ? x_start : 0;
-        const int32_t count =
-            p.count_include_pad ? p.kernel_h * p.kernel_w : (y_end - y_start) * (x_end - x_start);
+        const PoolWindow w = average_pool_window_of(p, oy, ox);
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
         for (int32_t c = 0; c < p.channels; ++c) {
           float sum = 0.0f;
-          for (int32_t iy = y_start; iy < y_end; ++iy) {
-            for (int32_t ix = x_start; ix < x_end; ++ix) {
+          for (int32_t iy = w.y_start; iy < w.y_end; ++iy) {
+            for (int32_t ix = w.x_start; ix < w.x_end; ++ix) {
               const T v = in[((b * p.in_h + iy) * p.in_w + ix) * p.channels + c];
               sum += p.input_scale * static_cast<float>(static_cast<int32_t>(v) - p.input_zero_point);
             }
           }
-          sum /= static_cast<float>(count);
+          sum /= static_cast<float>(w.count);
           const float q = round_half_even(sum / p.output_scale + output_zero_point);
           y[c] = static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
         }

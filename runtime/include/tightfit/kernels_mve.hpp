@@ -816,22 +816,16 @@ inline void average_pool_window(const AveragePoolParams& p, const T* in, T* out)
   const float output_zero_point = static_cast<float>(p.output_zero_point);
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      int32_t y_start = oy * p.stride_h - p.pad_top;
-      const int32_t y_end = y_start + p.kernel_h < p.in_h ? y_start + p.kernel_h : p.in_h;
-      y_start = y_start > 0 ? y_start : 0;
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        int32_t x_start = ox * p.stride_w - p.pad_left;
-        const int32_t x_end = x_start + p.kernel_w < p.in_w ? x_start + p.kernel_w : p.in_w;
-        x_start = x_start > 0 ? x_start : 0;
-        const float count = static_cast<float>(p.count_include_pad ? p.kernel_h * p.kernel_w
-                                                                   : (y_end - y_start) * (x_end - x_start));
+        const PoolWindow w = average_pool_window_of(p, oy, ox);
+        const float count = static_cast<float>(w.count);
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.channels;
         for (int32_t c = 0; c < p.channels; c += 4) {
           const int32_t n = p.channels - c < 4 ? p.channels - c : 4;
           const mve_pred16_t m = vctp32q(static_cast<uint32_t>(n));
           float32x4_t sum = vdupq_n_f32(0.0f);
-          for (int32_t iy = y_start; iy < y_end; ++iy) {
-            for (int32_t ix = x_start; ix < x_end; ++ix) {
+          for (int32_t iy = w.y_start; iy < w.y_end; ++iy) {
+            for (int32_t ix = w.x_start; ix < w.x_end; ++ix) {
               const int32x4_t v = impl::widen4(in + ((b * p.in_h + iy) * p.in_w + ix) * p.channels + c, m);
               const float32x4_t centred = vcvtq_f32_s32(vsubq_n_s32(v, p.input_zero_point));
               sum = vaddq_f32(sum, vmulq_n_f32(centred, p.input_scale));

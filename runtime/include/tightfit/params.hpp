@@ -130,6 +130,19 @@ struct AveragePoolParams {
   int32_t output_min, output_max;  // a fused Relu/Clip's clamp; the type's range without one
 };
 
+// The input rows [y_start, y_end) and columns [x_start, x_end) an average pool's output pixel
+// (oy, ox) reads (its window clipped to the image), and the count it divides by.
+struct PoolWindow {
+  int32_t y_start, y_end, x_start, x_end, count;
+};
+inline PoolWindow average_pool_window_of(const AveragePoolParams& p, int32_t oy, int32_t ox) {
+  const int32_t y0 = oy * p.stride_h - p.pad_top, x0 = ox * p.stride_w - p.pad_left;
+  PoolWindow w{y0 > 0 ? y0 : 0, y0 + p.kernel_h < p.in_h ? y0 + p.kernel_h : p.in_h,
+               x0 > 0 ? x0 : 0, x0 + p.kernel_w < p.in_w ? x0 + p.kernel_w : p.in_w, 0};
+  w.count = p.count_include_pad ? p.kernel_h * p.kernel_w : (w.y_end - w.y_start) * (w.x_end - w.x_start);
+  return w;
+}
+
 // Global average pooling (com.microsoft QLinearGlobalAveragePool, and
 // ReduceMean over H,W): integer sum, then requantize like a conv output.
 // multiplier = global_average_pool_multiplier(x_scale, y_scale, image_size).
