@@ -20,9 +20,12 @@ namespace {
 // The overlap pair of every node whose output may lie over an input dying at it.
 void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes& result) {
   std::vector<plan::Buffer>& buffers = result.problem.buffers;
-  std::vector<bool> is_model_input(buffers.size(), false);
-  for (const ir::TensorId t : g.inputs)
-    if (result.tensor_buffer[t] >= 0) is_model_input[result.tensor_buffer[t]] = true;
+  // The model's inputs are read again by the next run(); its outputs (or views of them) live
+  // past the last step, so the last step's output must not lie over one of them.
+  std::vector<bool> at_boundary(buffers.size(), false);
+  for (const auto& ids : {g.inputs, g.outputs})
+    for (const ir::TensorId t : ids)
+      if (result.tensor_buffer[t] >= 0) at_boundary[result.tensor_buffer[t]] = true;
   for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
     const ir::Node& n = g.nodes[step];
     if (n.op == ir::OpKind::Reshape || n.outputs.size() != 1) continue;
@@ -35,7 +38,7 @@ void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes&
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       if (n.inputs[i] == ir::kNoTensor) continue;
       const int in = result.tensor_buffer[n.inputs[i]];
-      if (in < 0 || in == out || is_model_input[in] || buffers[in].last_step != step) continue;
+      if (in < 0 || in == out || at_boundary[in] || buffers[in].last_step != step) continue;
       // A distance must hold for every operand slot that reads this buffer.
       OverlapDistances d{0, 0};
       auto widen = [](std::optional<std::uint64_t>& all, const std::optional<std::uint64_t>& slot) {
