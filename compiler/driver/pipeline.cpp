@@ -303,10 +303,9 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
     const plan::Placement &out = p.placements[o.output], &in = p.placements[o.input];
     const std::uint64_t out_top = out.offset + problem.buffers[o.output].size;
     const std::uint64_t in_top = in.offset + problem.buffers[o.input].size;
-    const bool below = out.offset <= in.offset;
-    const std::uint64_t shared = out.region != in.region ? 0
-                                 : below ? (out_top > in.offset ? std::min(out_top, in_top) - in.offset : 0)
-                                         : (in_top > out.offset ? std::min(out_top, in_top) - out.offset : 0);
+    const bool below = !plan::output_above_input(problem, o, out, in);
+    const std::uint64_t low = std::max(out.offset, in.offset), high = std::min(out_top, in_top);
+    const std::uint64_t shared = out.region == in.region && high > low ? high - low : 0;
     shared_at[lt.overlap_step[k]] += shared;
     const ir::Node& n = g.nodes[lt.overlap_step[k]];
     overlaps.push_back({{"step", lt.overlap_step[k]},

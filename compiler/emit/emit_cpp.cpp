@@ -44,8 +44,7 @@ class Emitter : public Emission {
     for (std::size_t k = 0; k < lt_.problem.overlaps.size(); ++k) {
       if (lt_.overlap_step[k] != index) continue;
       const plan::Overlap& o = lt_.problem.overlaps[k];
-      const plan::Placement &out = plan_.placements[o.output], &in = plan_.placements[o.input];
-      return out.region == in.region && out.offset > in.offset && out.offset < in.offset + lt_.problem.buffers[o.input].size;
+      return plan::output_above_input(lt_.problem, o, plan_.placements[o.output], plan_.placements[o.input]);
     }
     return false;
   }

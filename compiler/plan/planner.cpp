@@ -20,6 +20,13 @@ using detail::Clock;
 using detail::Item;
 using detail::Outcome;
 
+bool output_above_input(const Problem& problem, const Overlap& pair, const Placement& output, const Placement& input) {
+  const std::uint64_t output_end = output.offset + problem.buffers[pair.output].size;
+  const std::uint64_t input_end = input.offset + problem.buffers[pair.input].size;
+  const bool share_a_byte = output.region == input.region && output.offset < input_end && input.offset < output_end;
+  return share_a_byte && !(pair.below && output.offset + *pair.below <= input.offset);
+}
+
 const char* status_name(Status status) {
   switch (status) {
     case Status::Optimal: return "optimal";

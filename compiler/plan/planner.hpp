@@ -84,6 +84,11 @@ struct Plan {
   double time_ms = 0;
 };
 
+// Whether a plan lays a pair's output over its input from above, so that the kernel must run
+// backwards: the two share a byte and the `below` distance does not hold (a valid plan then
+// keeps the `above` one). An output at its input's very offset is above it unless `below` is 0.
+bool output_above_input(const Problem& problem, const Overlap& pair, const Placement& output, const Placement& input);
+
 // The best plan found within the time limit. Status::Optimal when peak == lower_bound or the
 // search proved nothing smaller fits; Feasible with the gap otherwise; Infeasible when no plan
 // fits under the caps (placements then hold the best plan with the last region uncapped, for

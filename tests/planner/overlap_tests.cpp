@@ -169,3 +169,25 @@ TEST_CASE("an overlap pair naming a buffer twice on one side, or two buffers bot
   const Problem both_ways = one_region({buffer("a", 4, 1, 1), buffer("b", 4, 1, 1)}, {{1, 0, 1, std::nullopt}, {0, 1, 1, std::nullopt}});
   CHECK_THROWS(solve(both_ways, Options{}));
 }
+
+TEST_CASE("an output at its input's offset lies above it unless its below distance is 0") {
+  // The emitter runs a kernel backwards exactly when this says so; it once ran forwards an output
+  // placed at its input's offset under an above distance of 0 (difftest seed 504, a depthwise
+  // conv with a folded Pad, output longer than its input).
+  Problem p = one_region({buffer("in", 16, 0, 1), buffer("out", 72, 1, 1)}, {{1, 0, 50, 0}});
+  const Placement at_zero{0, 0};
+  CHECK(output_above_input(p, p.overlaps[0], at_zero, at_zero));
+  p.overlaps[0].below = 0;
+  CHECK_FALSE(output_above_input(p, p.overlaps[0], at_zero, at_zero));
+  CHECK_FALSE(output_above_input(p, p.overlaps[0], Placement{0, 0}, Placement{0, 72}));  // apart
+  p.overlaps[0].below = 50;
+  CHECK(output_above_input(p, p.overlaps[0], Placement{0, 8}, Placement{0, 0}));
+  CHECK_FALSE(output_above_input(p, p.overlaps[0], Placement{0, 0}, Placement{0, 50}));
+  Plan plan;  // the validator accepts the first placement through the above distance only
+  plan.placements = {at_zero, at_zero};
+  plan.region_peak = {72};
+  plan.peak = 72;
+  CHECK(validate(p, plan).empty());
+  p.overlaps[0].above.reset();
+  CHECK_FALSE(validate(p, plan).empty());
+}
