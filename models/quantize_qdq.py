@@ -5,7 +5,7 @@ does it with its defaults (run with Debian's /usr/bin/python3: onnx, numpy;
 calibration runs ONNX Runtime through calibrate.mjs).
 
 usage: /usr/bin/python3 models/quantize_qdq.py FLOAT.onnx CALIB_0.npy [CALIB_1.npy ...] -o OUT.onnx
-           [--activations uint8|int8] [--weight-bits 8|7] [--per-tensor]
+           [--activations uint8|int8] [--weight-bits 8|7] [--per-tensor] [--preprocess]
   CALIB_J.npy: a batch (N x input shape) of calibration samples for graph input J.
 
 What it reproduces of ONNX Runtime's quantizer (onnxruntime/python/tools/quantization:
@@ -44,9 +44,15 @@ operators/*.py), so that a model quantized here looks like one a user gets from 
   (no QuantizeLinear on constants); a quantized graph output keeps its name on the
   DequantizeLinear's output.
 
-Not reproduced: ORT's optional pre-processing (quant_pre_process: shape inference
-and graph optimizations; run it yourself before if you want it), its
-extra_options, other calibration methods, float16 and 4/16-bit types.
+--preprocess first runs the ONNX Runtime step of quant_pre_process, which ORT asks
+users to run before quantize_static: its 'basic' graph optimizations (constant
+folding, Identity elimination, Conv+BatchNormalization fusion; ort_optimize.mjs).
+Without it, a bias that reaches a Conv through an Identity (torch.onnx.export shares
+equal initializers that way) stays float, as in ORT.
+
+Not reproduced: quant_pre_process's symbolic shape inference, ORT's extra_options,
+other calibration methods, float16 and 4/16-bit types; handlers for Gather, Where,
+ArgMax and the normalizations (refused with a message).
 
 --weight-bits 7 gives weights in [-63, 63] (scale absmax / 63): with uint8
 activations, ONNX Runtime's fused u8s8 integer kernels ('all' optimizations)
@@ -185,7 +191,15 @@ class Quantizer:
                 if op == 'Gemm':
                     axis = 0 if any(a.name == 'transB' and a.i for a in n.attribute) else 1
                 self.add_weight(n, n.input[1], axis)
-                if len(n.input) > 2 and n.input[2]:
+                if len(n.input) > 2 and n.input[2] and n.input[2] not in self.inits:
+                    # quantize_bias_tensor: "Expected ... to be a weight"; the bias stays float.
+                    print(f'quantize_qdq: warning: node {n.name}: bias {n.input[2]} is not an initializer; '
+                          'it stays float (as in ONNX Runtime; --preprocess folds such Identity chains)', file=sys.stderr)
+                elif len(n.input) > 2 and n.input[2] and n.input[2] in self.biases:
+                    # As ORT: the first node to claim a shared bias sets its scale ("has already been marked").
+                    print(f'quantize_qdq: warning: node {n.name}: bias {n.input[2]} is shared; quantized for '
+                          'the first node that reads it, as ONNX Runtime does', file=sys.stderr)
+                elif len(n.input) > 2 and n.input[2]:
                     beta = next((a.f for a in n.attribute if a.name == 'beta'), 1.0)
                     self.biases[n.input[2]] = (n.input[0], n.input[1], beta)
             elif op == 'MatMul':
@@ -331,8 +345,28 @@ def calibrate(model, samples):
     return ranges
 
 
-def quantize(float_path, samples, out_path, act='uint8', weight_bits=8, per_channel=True):
-    model = onnx.load(float_path)
+def preprocess(float_path, tmp):
+    """The ONNX Runtime step of quant_pre_process: 'basic' graph optimizations."""
+    out = os.path.join(tmp, 'preprocessed.onnx')
+    r = subprocess.run(['node', os.path.join(HERE, 'ort_optimize.mjs'), os.path.abspath(float_path), out],
+                       capture_output=True, text=True, cwd=HERE)
+    if r.returncode != 0:
+        fail(f'ONNX Runtime could not optimize {float_path}: {r.stderr.strip()}')
+    model = onnx.load(out)
+    # ORT lists every domain it knows; keep those the graph uses.
+    used = {n.domain for n in model.graph.node} | {''}
+    kept = [o for o in model.opset_import if o.domain in used or o.domain == 'ai.onnx']
+    del model.opset_import[:]
+    model.opset_import.extend(kept)
+    return model
+
+
+def quantize(float_path, samples, out_path, act='uint8', weight_bits=8, per_channel=True, pre=False):
+    if pre:
+        with tempfile.TemporaryDirectory() as tmp:
+            model = preprocess(float_path, tmp)
+    else:
+        model = onnx.load(float_path)
     ranges = calibrate(model, samples)
     q = Quantizer(model, ranges, act, 127 if weight_bits == 8 else 63, per_channel)
     q.decide()
@@ -350,8 +384,10 @@ def main():
     ap.add_argument('--activations', choices=['uint8', 'int8'], default='uint8')
     ap.add_argument('--weight-bits', type=int, choices=[8, 7], default=8)
     ap.add_argument('--per-tensor', action='store_true', help='per-tensor weights (per_channel=False)')
+    ap.add_argument('--preprocess', action='store_true',
+                    help="first run ONNX Runtime's 'basic' optimizations, as quant_pre_process does")
     a = ap.parse_args()
-    quantize(a.model, a.samples, a.output, a.activations, a.weight_bits, not a.per_tensor)
+    quantize(a.model, a.samples, a.output, a.activations, a.weight_bits, not a.per_tensor, a.preprocess)
 
 
 if __name__ == '__main__':
