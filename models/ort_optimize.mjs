@@ -6,6 +6,7 @@
 import ort from 'onnxruntime-node';
 
 const [input, output] = process.argv.slice(2);
+ort.env.logLevel = 'error'; // not its notes on the initializers it removes
 await ort.InferenceSession.create(input, {
   graphOptimizationLevel: 'basic', optimizedModelFilePath: output, intraOpNumThreads: 1, interOpNumThreads: 1,
 });

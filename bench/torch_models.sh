@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# tightfit on PyTorch exports of common microcontroller networks (models/torchvision_models.py:
+# torchvision MobileNetV2-0.35, MobileNetV3-Small, SqueezeNet 1.1, ShuffleNetV2 x0.5, MNASNet 0.5
+# at 96x96, a DS-CNN for keyword spotting, a small U-Net), quantized as ONNX Runtime's
+# quantize_static does (models/quantize_qdq.py: QDQ, per-channel int8 weights, uint8
+# activations). Per model: the operators tightfit refuses (`tightfit inspect --json`, every
+# unsupported node by op type), and for those that compile the arena with the defaults, with
+# --no-overlap --no-reorder, with every switch off, the report's TFLite Micro greedy figure and
+# lower bound, and the largest difference of `tightfit run` on the host from ONNX Runtime's
+# QDQ float path (graph optimizations disabled, models/dump.mjs) in output LSBs, on one
+# input drawn like the calibration inputs but not among them.
+#   bench/torch_models.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, BUILD_DIR/torch_models)
+# Needs Debian's python3-torch and python3-torchvision (./setup installs them).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+out=${2:-$build/torch_models}
+tightfit=$build/compiler/tightfit
+mkdir -p "$out"
+/usr/bin/python3 "$root/models/torchvision_models.py" "$out" 2>&1 | grep -v -i warning
+
+all_off=(--no-overlap --no-reorder --no-fold-pad --no-zero-copy-concat)
+for info in "$out"/*.json; do
+  name=$(basename "$info" .json)
+  case "$name" in *.*) continue ;; esac
+  model=$out/$name.qdq.onnx
+  "$tightfit" inspect --json "$model" >"$out/$name.inspect.json" 2>/dev/null || true
+  rm -rf "$out/$name.compiled" && mkdir -p "$out/$name.compiled"
+  for variant in default no-overlap-no-reorder all-off; do
+    case $variant in
+      default) flags=() ;;
+      no-overlap-no-reorder) flags=(--no-overlap --no-reorder) ;;
+      all-off) flags=("${all_off[@]}") ;;
+    esac
+    "$tightfit" compile "$model" -o "$out/$name.compiled/$variant" --name "$name" --target none --quiet \
+      "${flags[@]}" 2>"$out/$name.compiled/$variant.err" || true
+  done
+  if [ -f "$out/$name.compiled/default/$name.report.json" ]; then
+    rm -rf "$out/$name.run" "$out/$name.ort" && mkdir -p "$out/$name.run" "$out/$name.ort"
+    "$tightfit" run "$model" --input "$out/$name.input_0.npy" --output-dir "$out/$name.run" >/dev/null
+    node "$root/models/dump.mjs" "$model" "$out/$name.ort" "$out/$name.input_0.npy"
+  fi
+done
+
+/usr/bin/python3 - "$out" "$root" <<'PY'
+import collections, glob, json, os, sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+out, root = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(root, 'models'))
+from quantize_qdq import QUANTIZED_OPS  # noqa: E402
+
+
+def float_ops(model):
+    """Operators ORT's quantizer leaves float (not in its default set), with counts."""
+    c = collections.Counter(n.op_type for n in onnx.load(model).graph.node
+                            if n.op_type not in QUANTIZED_OPS | {'QuantizeLinear', 'DequantizeLinear', 'Constant'})
+    return ', '.join(f'{op} ({k})' for op, k in sorted(c.items())) or '—'
+
+
+def output_scale(model):
+    """The scale of the last DequantizeLinear before the output (float ops such as a
+    Flatten that ORT's quantizer leaves out may follow it)."""
+    g = onnx.load(model).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    producer = {o: n for n in g.node for o in n.output}
+    n = producer[g.output[0].name]
+    while n.op_type != 'DequantizeLinear':
+        n = producer[n.input[0]]
+    return float(inits[n.input[1]])
+
+
+print('| model | parameters | left float by the quantizer | refused operators (nodes) | arena | `--no-overlap --no-reorder` '
+      '| all switches off | TFLite Micro greedy | lower bound | vs ORT (LSB) |')
+print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|')
+for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
+    name = os.path.basename(info_path)[:-5]
+    if '.' in name:
+        continue
+    info = json.load(open(info_path))
+    insp = json.load(open(os.path.join(out, f'{name}.inspect.json')))
+    refused = collections.Counter(u['op'] for u in insp.get('unsupported', []))
+    cells = [name, f"{info['parameters']:,}", float_ops(os.path.join(out, name + '.qdq.onnx')),
+             ', '.join(f'{op} ({k})' for op, k in sorted(refused.items())) or '—']
+    reports = {}
+    for variant in ('default', 'no-overlap-no-reorder', 'all-off'):
+        p = os.path.join(out, f'{name}.compiled', variant, f'{name}.report.json')
+        reports[variant] = json.load(open(p)) if os.path.exists(p) else None
+    r = reports['default']
+    if r is None and not refused:  # refused for a constraint, not an operator: the compiler's reason
+        err = open(os.path.join(out, f'{name}.compiled', 'default.err')).read().strip()
+        cells[3] = 'none; compile stops at ' + err.split('.qdq.onnx: ', 1)[-1]
+    if r is None:
+        cells += ['—'] * 6
+    else:
+        cells += [f"{reports[v]['arena_bytes']:,}" if reports[v] else 'fails'
+                  for v in ('default', 'no-overlap-no-reorder', 'all-off')]
+        cells += [f"{r['comparisons']['greedy_by_size_bytes']:,}", f"{r['lower_bound_bytes']:,}"]
+        ours = np.load(os.path.join(out, f'{name}.run', 'output_0.npy'))
+        ort = np.load(os.path.join(out, f'{name}.ort', 'output.npy'))
+        cells.append(f'{np.abs(ours - ort).max() / output_scale(os.path.join(out, name + ".qdq.onnx")):.0f}')
+    print('| ' + ' | '.join(cells) + ' |')
+PY
