@@ -8,7 +8,9 @@
 # --no-overlap --no-reorder, with every switch off, the report's TFLite Micro greedy figure and
 # lower bound, and the largest difference of `tightfit run` on the host from ONNX Runtime's
 # QDQ float path (graph optimizations disabled, models/dump.mjs) in output LSBs, on one
-# input drawn like the calibration inputs but not among them.
+# input drawn like the calibration inputs but not among them; and the same model quantized with
+# 7-bit weights against ONNX Runtime's fused integer path ('all'), whose u8s8 kernels saturate
+# with 8-bit weights on CPUs without VNNI (models/README.md).
 #   bench/torch_models.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, BUILD_DIR/torch_models)
 # Needs Debian's python3-torch and python3-torchvision (./setup installs them).
 set -euo pipefail
@@ -20,6 +22,7 @@ mkdir -p "$out"
 /usr/bin/python3 "$root/models/torchvision_models.py" "$out" 2>&1 | grep -v -i warning
 
 all_off=(--no-overlap --no-reorder --no-fold-pad --no-zero-copy-concat)
+compiled=()
 for info in "$out"/*.json; do
   name=$(basename "$info" .json)
   case "$name" in *.*) continue ;; esac
@@ -39,7 +42,17 @@ for info in "$out"/*.json; do
     rm -rf "$out/$name.run" "$out/$name.ort" && mkdir -p "$out/$name.run" "$out/$name.ort"
     "$tightfit" run "$model" --input "$out/$name.input_0.npy" --output-dir "$out/$name.run" >/dev/null
     node "$root/models/dump.mjs" "$model" "$out/$name.ort" "$out/$name.input_0.npy"
+    compiled+=("$name")
   fi
+done
+
+# The models that compile again, with 7-bit weights, against ORT's fused integer kernels.
+w7=$out/weights7
+/usr/bin/python3 "$root/models/torchvision_models.py" "$w7" "${compiled[@]}" --weight-bits 7 2>&1 | grep -v -i warning
+for name in "${compiled[@]}"; do
+  rm -rf "$w7/$name.run" "$w7/$name.ort" && mkdir -p "$w7/$name.run" "$w7/$name.ort"
+  "$tightfit" run "$w7/$name.qdq.onnx" --input "$w7/$name.input_0.npy" --output-dir "$w7/$name.run" >/dev/null
+  node "$root/models/dump.mjs" --all "$w7/$name.qdq.onnx" "$w7/$name.ort" "$w7/$name.input_0.npy"
 done
 
 /usr/bin/python3 - "$out" "$root" <<'PY'
@@ -73,8 +86,8 @@ def output_scale(model):
 
 
 print('| model | parameters | left float by the quantizer | refused operators (nodes) | arena | `--no-overlap --no-reorder` '
-      '| all switches off | TFLite Micro greedy | lower bound | vs ORT (LSB) |')
-print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|')
+      '| all switches off | TFLite Micro greedy | lower bound | vs ORT (LSB) | 7-bit weights vs ORT fused (LSB) |')
+print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|')
 for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
     name = os.path.basename(info_path)[:-5]
     if '.' in name:
@@ -93,13 +106,14 @@ for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
         err = open(os.path.join(out, f'{name}.compiled', 'default.err')).read().strip()
         cells[3] = 'none; compile stops at ' + err.split('.qdq.onnx: ', 1)[-1]
     if r is None:
-        cells += ['—'] * 6
+        cells += ['—'] * 7
     else:
         cells += [f"{reports[v]['arena_bytes']:,}" if reports[v] else 'fails'
                   for v in ('default', 'no-overlap-no-reorder', 'all-off')]
         cells += [f"{r['comparisons']['greedy_by_size_bytes']:,}", f"{r['lower_bound_bytes']:,}"]
-        ours = np.load(os.path.join(out, f'{name}.run', 'output_0.npy'))
-        ort = np.load(os.path.join(out, f'{name}.ort', 'output.npy'))
-        cells.append(f'{np.abs(ours - ort).max() / output_scale(os.path.join(out, name + ".qdq.onnx")):.0f}')
+        for d in (out, os.path.join(out, 'weights7')):
+            ours = np.load(os.path.join(d, f'{name}.run', 'output_0.npy'))
+            ort = np.load(os.path.join(d, f'{name}.ort', 'output.npy'))
+            cells.append(f'{np.abs(ours - ort).max() / output_scale(os.path.join(d, name + ".qdq.onnx")):.0f}')
     print('| ' + ' | '.join(cells) + ' |')
 PY
