@@ -25,9 +25,12 @@ operators/*.py), so that a model quantized here looks like one a user gets from 
   Relu, Clip (QDQRemovableActivation): with asymmetric activations, removed when
   its input is quantized, read only by it and not a graph output: the producer then
   writes the activation's output (whose calibrated range is the clamp).
-  Reshape, Transpose, Squeeze, Unsqueeze, AveragePool, MaxPool, Resize, Slice, Split,
-  Pad (QDQDirect8BitOp and kin): only when the data input is already quantized; the
-  outputs take the input's scale and zero point.
+  Reshape, Transpose, Squeeze, Unsqueeze, AveragePool, MaxPool (opset 12+), Resize
+  (opset 11+), Slice (QDQDirect8BitOp and kin): only when the data input is already
+  quantized; the output takes the input's scale and zero point. Split (QDQSplit): its
+  input quantized in any case, every output like it. Pad (QDQPad): its float inputs
+  quantized; the output like the input when the mode is reflect/edge/wrap or the
+  constant is 0, else its own range.
   Everything else of the set (Add, Mul, Concat, Sigmoid, LeakyRelu, GlobalAveragePool,
   Softmax, ...) (QDQOperatorBase): every float input and the output, each with its
   own calibrated range; a float constant input as an activation (per tensor).
@@ -83,14 +86,16 @@ QDQ_OPS = {'Conv', 'ConvTranspose', 'Gemm', 'Clip', 'Relu', 'Reshape', 'Transpos
 QUANTIZED_OPS = QLINEAR_OPS | QDQ_OPS
 WEIGHTED = {'Conv', 'ConvTranspose', 'Gemm'}
 REMOVABLE = {'Relu', 'Clip'}
-# Data movement: quantized only behind a quantized input, outputs share its parameters.
-SAME_AS_INPUT = {'Reshape', 'Transpose', 'Squeeze', 'Unsqueeze', 'AveragePool', 'MaxPool', 'Resize',
-                 'Slice', 'Split', 'Pad'}
+# Data movement (QDQDirect8BitOp, QDQMaxPool, QDQResize): quantized only behind a quantized
+# input; the output shares its parameters.
+SAME_AS_INPUT = {'Reshape', 'Transpose', 'Squeeze', 'Unsqueeze', 'AveragePool', 'MaxPool', 'Resize', 'Slice'}
+# Below these opsets QDQMaxPool and QDQResize leave the node float.
+MIN_OPSET = {'MaxPool': 12, 'Resize': 11}
 # Handlers this script does not reproduce: refused rather than quantized differently.
 NOT_REPRODUCED = {'Gather', 'GatherElements', 'Where', 'InstanceNormalization', 'LayerNormalization',
                   'BatchNormalization', 'EmbedLayerNormalization', 'ArgMax'}
 QRANGE = {'uint8': (0, 255), 'int8': (-128, 127)}
-ONNX_TYPE = {'uint8': TensorProto.UINT8, 'int8': TensorProto.INT8}
+QNP = {'uint8': np.uint8, 'int8': np.int8}
 
 
 def fail(msg):
@@ -130,6 +135,7 @@ class Quantizer:
         self.wmax = wmax
         self.per_channel = per_channel
         self.inits = {i.name: i for i in self.g.initializer}
+        self.opset = next(o.version for o in model.opset_import if o.domain in ('', 'ai.onnx'))
         self.float_tensors = self._float_tensors()
         self.graph_outputs = {o.name for o in self.g.output}
         self.graph_inputs = {i.name for i in self.g.input if i.name not in self.inits}
@@ -222,10 +228,21 @@ class Quantizer:
                     self.add_activation(y)
             elif op in SAME_AS_INPUT:
                 x = n.input[0]
-                if x not in self.act_params:
+                if x not in self.act_params or self.opset < MIN_OPSET.get(op, 0):
                     continue
+                self.add_activation(n.output[0], self.act_params[x])
+            elif op == 'Split':  # QDQSplit: the input quantized in any case, every output like it
+                self.add_activation(n.input[0])
                 for y in n.output:
-                    self.add_activation(y, self.act_params[x])
+                    self.add_activation(y, self.act_params.get(n.input[0]))
+            elif op == 'Pad':  # QDQPad: the output like the input when padding adds no new value
+                for t in n.input:
+                    self.add_activation(t)
+                mode = next((a.s for a in n.attribute if a.name == 'mode'), b'constant')
+                value = n.input[2] if len(n.input) > 2 else ''
+                zero = value == '' or (value in self.inits and not numpy_helper.to_array(self.inits[value]).any())
+                same = mode in (b'reflect', b'edge', b'wrap') or zero
+                self.add_activation(n.output[0], self.act_params.get(n.input[0]) if same else None)
             else:
                 for t in list(n.input) + list(n.output):
                     self.add_activation(t)
@@ -313,8 +330,6 @@ class Quantizer:
         del self.g.input[:]
         self.g.input.extend(kept_inputs)
 
-
-QNP = {'uint8': np.uint8, 'int8': np.int8}
 
 
 def calibrate(model, samples):

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""models/quantize_qdq.py follows ONNX Runtime's quantize_static rules (its docstring) on a small
-float model built here: Conv -> Relu -> MaxPool -> Conv -> HardSigmoid, Mul -> Flatten -> Gemm.
+"""models/quantize_qdq.py follows ONNX Runtime's quantize_static rules (its docstring) on small
+float models built here: Conv -> Relu -> MaxPool -> Conv -> HardSigmoid, Mul -> Flatten -> Gemm;
+and Split of the graph input -> Pad by 0.5 / Pad by 0 -> Concat.
 Needs python3-onnx, numpy, node and onnxruntime-node (calibration); not torch."""
 import os
 import sys
@@ -42,9 +43,22 @@ def float_model(rng):
     return helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
 
 
-def quantized(tmp, samples, **kw):
+def split_pad_model():
+    pads = numpy_helper.from_array(np.array([0, 0, 1, 0, 0, 0, 1, 0], np.int64), 'pads')
+    half = numpy_helper.from_array(np.array(0.5, np.float32), 'half')
+    zero = numpy_helper.from_array(np.array(0.0, np.float32), 'zero')
+    nodes = [helper.make_node('Split', ['x'], ['s0', 's1'], name='split', axis=2),
+             helper.make_node('Pad', ['s0', 'pads', 'half'], ['p0'], name='pad_half'),
+             helper.make_node('Pad', ['s1', 'pads', 'zero'], ['p1'], name='pad_zero'),
+             helper.make_node('Concat', ['p0', 'p1'], ['y'], name='concat', axis=1)]
+    g = helper.make_graph(nodes, 'split_pad', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 1, 4, 4])],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 2, 4, 4])], [pads, half, zero])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+
+
+def quantized(tmp, samples, name='float.onnx', **kw):
     path = os.path.join(tmp, 'q.onnx')
-    quantize_qdq.quantize(os.path.join(tmp, 'float.onnx'), [samples], path, **kw)
+    quantize_qdq.quantize(os.path.join(tmp, name), [samples], path, **kw)
     g = onnx.load(path).graph
     inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
     producer = {o: n for n in g.node for o in n.output}
@@ -83,6 +97,13 @@ def main():
                   f'bias {b}: int32 with scale x_scale * w_scale')
         dq = producer['y']
         check(dq.op_type == 'DequantizeLinear', 'the graph output keeps its name on the DequantizeLinear')
+
+        onnx.save(split_pad_model(), os.path.join(tmp, 'split_pad.onnx'))
+        g, inits, _ = quantized(tmp, samples, 'split_pad.onnx')
+        check('x_scale' in inits and float(inits['s0_scale']) == float(inits['x_scale']) ==
+              float(inits['s1_scale']), 'Split quantizes its graph input and its outputs take its parameters')
+        check(float(inits['p1_scale']) == float(inits['s1_scale']), 'Pad by 0: the output takes the input parameters')
+        check(float(inits['p0_scale']) != float(inits['s0_scale']), 'Pad by 0.5: the output gets its own range')
 
         g, inits, _ = quantized(tmp, samples, weight_bits=7)
         check(np.abs(inits['w1_quantized']).max() == 63, '--weight-bits 7: weights in [-63, 63]')
