@@ -10,7 +10,9 @@
 # QDQ float path (graph optimizations disabled, models/dump.mjs) in output LSBs, on one
 # input drawn like the calibration inputs but not among them; and the same model quantized with
 # 7-bit weights against ONNX Runtime's fused integer path ('all'), whose u8s8 kernels saturate
-# with 8-bit weights on CPUs without VNNI (models/README.md).
+# with 8-bit weights on CPUs without VNNI (models/README.md); and, when qemu-system-arm and
+# arm-none-eabi-g++ are installed, `tightfit run --target mps2-an386` (Cortex-M4 in QEMU) against
+# the same ORT output, with its instructions per inference.
 #   bench/torch_models.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, BUILD_DIR/torch_models)
 # Needs Debian's python3-torch and python3-torchvision (./setup installs them).
 set -euo pipefail
@@ -43,6 +45,11 @@ for info in "$out"/*.json; do
     "$tightfit" run "$model" --input "$out/$name.input_0.npy" --output-dir "$out/$name.run" >/dev/null
     node "$root/models/dump.mjs" "$model" "$out/$name.ort" "$out/$name.input_0.npy"
     compiled+=("$name")
+    if command -v qemu-system-arm >/dev/null && command -v arm-none-eabi-g++ >/dev/null; then
+      rm -rf "$out/$name.m4" && mkdir -p "$out/$name.m4"
+      "$tightfit" run "$model" --input "$out/$name.input_0.npy" --output-dir "$out/$name.m4" \
+        --target mps2-an386 >"$out/$name.m4/log.txt"
+    fi
   fi
 done
 
@@ -56,7 +63,7 @@ for name in "${compiled[@]}"; do
 done
 
 /usr/bin/python3 - "$out" "$root" <<'PY'
-import collections, glob, json, os, sys
+import collections, glob, json, os, re, sys
 import numpy as np
 import onnx
 from onnx import numpy_helper
@@ -86,8 +93,8 @@ def output_scale(model):
 
 
 print('| model | parameters | left float by the quantizer | refused operators (nodes) | arena | `--no-overlap --no-reorder` '
-      '| all switches off | TFLite Micro greedy | lower bound | vs ORT (LSB) | 7-bit weights vs ORT fused (LSB) |')
-print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|')
+      '| all switches off | TFLite Micro greedy | lower bound | vs ORT (LSB) | 7-bit weights vs ORT fused (LSB) | Cortex-M4 (QEMU) vs ORT (LSB) | M4 instructions |')
+print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
     name = os.path.basename(info_path)[:-5]
     if '.' in name:
@@ -106,7 +113,7 @@ for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
         err = open(os.path.join(out, f'{name}.compiled', 'default.err')).read().strip()
         cells[3] = 'none; compile stops at ' + err.split('.qdq.onnx: ', 1)[-1]
     if r is None:
-        cells += ['—'] * 7
+        cells += ['—'] * 9
     else:
         cells += [f"{reports[v]['arena_bytes']:,}" if reports[v] else 'fails'
                   for v in ('default', 'no-overlap-no-reorder', 'all-off')]
@@ -115,5 +122,14 @@ for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
             ours = np.load(os.path.join(d, f'{name}.run', 'output_0.npy'))
             ort = np.load(os.path.join(d, f'{name}.ort', 'output.npy'))
             cells.append(f'{np.abs(ours - ort).max() / output_scale(os.path.join(d, name + ".qdq.onnx")):.0f}')
+        m4 = os.path.join(out, f'{name}.m4')
+        if os.path.exists(os.path.join(m4, 'output_0.npy')):
+            ours = np.load(os.path.join(m4, 'output_0.npy'))
+            ort = np.load(os.path.join(out, f'{name}.ort', 'output.npy'))
+            cells.append(f'{np.abs(ours - ort).max() / output_scale(os.path.join(out, name + ".qdq.onnx")):.0f}')
+            speed = re.search(r'(\d+) instructions per inference', open(os.path.join(m4, 'log.txt')).read())
+            cells.append(f'{int(speed.group(1)):,}' if speed else '?')
+        else:
+            cells += ['not run'] * 2
     print('| ' + ' | '.join(cells) + ' |')
 PY
