@@ -1,12 +1,16 @@
-// Debug helper: run MODEL (graph optimizations disabled) on one .npy per graph
-// input and write every graph output to OUTDIR/<name>.npy.
-// usage: node dump.mjs MODEL OUTDIR INPUT_0.npy [INPUT_1.npy ...]
+// Debug helper: run MODEL (graph optimizations disabled; with --all, ORT's 'all':
+// its fused integer kernels) on one .npy per graph input and write every graph
+// output to OUTDIR/<name>.npy.
+// usage: node dump.mjs [--all] MODEL OUTDIR INPUT_0.npy [INPUT_1.npy ...]
 import path from 'node:path';
 import ort from 'onnxruntime-node';
 import { readNpy, writeNpy } from './npy.mjs';
 
-const [model, outdir, ...inputs] = process.argv.slice(2);
-const s = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'disabled', intraOpNumThreads: 1 });
+const args = process.argv.slice(2);
+const level = args[0] === '--all' ? (args.shift(), 'all') : 'disabled';
+const [model, outdir, ...inputs] = args;
+ort.env.logLevel = 'error'; // not the optimizer's notes on initializers it removes
+const s = await ort.InferenceSession.create(model, { graphOptimizationLevel: level, intraOpNumThreads: 1 });
 const feeds = {};
 inputs.forEach((p, i) => {
   const x = readNpy(p);
