@@ -250,6 +250,7 @@ def extra_cases():
                       y, f"{op} between DequantizeLinear and QuantizeLinear, {np.dtype(dtype).name}, every input level"))
     cases += operator_cases()
     cases += conv_transpose_cases()
+    cases += channel_shuffle_cases()
     return cases
 
 
@@ -490,6 +491,46 @@ def conv_transpose_cases():
                 f"{np.dtype(dtype).name}, {'per-channel' if per_channel else 'per-tensor'} int8 weights"
                 f"{', int32 bias' if bias else ''}{', Relu fused' if relu else ''}")
         cases.append((name, "x", x, _model(name, nodes, "x", x, tt(dtype), inits), y, what))
+    return cases
+
+
+def channel_shuffle_cases():
+    """ShuffleNetV2's channel shuffle as PyTorch exports it: Reshape [N, C, H, W] -> [N, g, C/g, H, W],
+    Transpose [0, 2, 1, 3, 4], Reshape back. Integer form (int8 after a QuantizeLinear, 2 groups) and
+    the QDQ form ONNX Runtime's quantizer writes (uint8, a DequantizeLinear/QuantizeLinear pair with
+    the same parameters around each of the three, 3 groups, batch 2)."""
+    from onnx import helper
+    rng = np.random.default_rng(20261203)
+    f = np.float32
+    tt = lambda dtype: onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    shuffle = lambda a, g: a.reshape(a.shape[0], g, a.shape[1] // g, *a.shape[2:]).transpose(0, 2, 1, 3, 4).reshape(a.shape)
+    cases = []
+    q = {"xs": 2.0 ** -4, "xz": -7}
+    xq = rng.integers(-128, 128, (1, 8, 3, 5)).astype(np.int8)
+    x = _dequantize(xq, q["xs"], q["xz"])
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("Reshape", ["xq", "shape5"], ["x5"]),
+             helper.make_node("Transpose", ["x5"], ["t5"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Reshape", ["t5", "shape4"], ["y"])]
+    inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8),
+             "shape5": np.array([1, 2, 4, 3, 5], np.int64), "shape4": np.array([1, 8, 3, 5], np.int64)}
+    cases.append(("extra_shuffle_s8", "x", x, _model("extra_shuffle_s8", nodes, "x", x, tt(np.int8), inits), shuffle(xq, 2),
+                  "QuantizeLinear, then the channel shuffle on int8 [1,8,3,5], 2 groups (Reshape to 5-D, Transpose [0,2,1,3,4], Reshape back)"))
+    x = rng.integers(0, 256, (2, 12, 2, 3)).astype(np.uint8)
+    nodes = [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"]),
+             helper.make_node("Reshape", ["xf", "shape5"], ["r5f"]),
+             helper.make_node("QuantizeLinear", ["r5f", "s", "z"], ["r5"]),
+             helper.make_node("DequantizeLinear", ["r5", "s", "z"], ["r5d"]),
+             helper.make_node("Transpose", ["r5d"], ["t5f"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("QuantizeLinear", ["t5f", "s", "z"], ["t5"]),
+             helper.make_node("DequantizeLinear", ["t5", "s", "z"], ["t5d"]),
+             helper.make_node("Reshape", ["t5d", "shape4"], ["yf"]),
+             helper.make_node("QuantizeLinear", ["yf", "s", "z"], ["y"])]
+    inits = {"s": np.array(0.0372, f), "z": np.array(131, np.uint8),
+             "shape5": np.array([2, 3, 4, 2, 3], np.int64), "shape4": np.array([2, 12, 2, 3], np.int64)}
+    cases.append(("extra_shuffle_qdq_u8", "x", x, _model("extra_shuffle_qdq_u8", nodes, "x", x, tt(np.uint8), inits), shuffle(x, 3),
+                  "the channel shuffle in the QDQ form (a DequantizeLinear/QuantizeLinear pair around each of Reshape, "
+                  "Transpose, Reshape), uint8 [2,12,2,3], 3 groups"))
     return cases
 
 

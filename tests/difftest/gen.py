@@ -33,13 +33,14 @@ OPS = {
     'gap': 3, 'leakyrelu': 3, 'sigmoid': 3, 'tanh': 3, 'softmax': 3, 'concat': 6, 'reshape': 3,
     'flatten': 2, 'squeeze': 1, 'unsqueeze': 1, 'transpose': 3, 'pad': 3, 'resize': 3, 'relu': 2,
     'clip': 2, 'requantize': 2, 'convinteger': 2, 'matmulinteger': 2, 'reducemean': 3, 'sub': 4, 'div': 2,
-    'slice': 3, 'split': 2, 'convtranspose': 3,
+    'slice': 3, 'split': 2, 'convtranspose': 3, 'shuffle': 2,
 }
 # ConvInteger / MatMulInteger: an int32 accumulator, requantized by DequantizeLinear (scale
 # x_scale * w_scale, zero point 0) and QuantizeLinear, the same in both forms.
 INTEGER_LAYERS = {'convinteger': 'ConvInteger', 'matmulinteger': 'MatMulInteger'}
 # Layers that only move or select integers: the output keeps the input's quantization.
-DATA_MOVEMENT = {'maxpool', 'reshape', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'pad', 'resize', 'slice', 'split'}
+DATA_MOVEMENT = {'maxpool', 'reshape', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'pad', 'resize', 'slice', 'split',
+                 'shuffle'}
 # More layers ONNX Runtime has no QLinear kernel for (as Tanh): float between DequantizeLinear and
 # QuantizeLinear in both forms (ORT's float path is then the exact target).
 FLOAT_ONLY = {'reducemean', 'sub', 'div'}
@@ -491,6 +492,18 @@ def gen_slice(net, d, x, pool):
     return keep_quant(net, 'slice', x, shape, starts=starts, ends=ends, axes=chosen)
 
 
+def gen_shuffle(net, d, x, pool):
+    """ShuffleNet's channel shuffle: Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose
+    [0, 2, 1, 3, 4], Reshape back."""
+    s = net.tensors[x].shape
+    if len(s) != 4:
+        return None
+    groups = [g for g in range(2, s[1] + 1) if s[1] % g == 0]
+    if not groups:
+        return None
+    return keep_quant(net, 'shuffle', x, list(s), groups=d.pick(groups))
+
+
 def gen_split(net, d, x, pool):
     """Split in 2 or 3 parts (equal, or sizes given by the split input); the layer's tensor is one
     of them, the others go unread."""
@@ -758,6 +771,7 @@ GENERATORS = {
     'pad': gen_pad, 'resize': gen_resize, 'relu': gen_relu, 'clip': gen_clip, 'requantize': gen_requantize,
     'convinteger': gen_convinteger, 'matmulinteger': gen_matmulinteger, 'reducemean': gen_reducemean,
     'sub': gen_sub, 'div': gen_div, 'slice': gen_slice, 'split': gen_split, 'convtranspose': gen_convtranspose,
+    'shuffle': gen_shuffle,
 }
 
 
@@ -895,6 +909,12 @@ def plain(g, L, xs, y):
         g.node('Slice', [xs[0], g.init(y0 + '.starts', np.array(L['starts'], np.int64)),
                          g.init(y0 + '.ends', np.array(L['ends'], np.int64)),
                          g.init(y0 + '.axes', np.array(L['axes'], np.int64))], y)
+    elif op == 'shuffle':
+        y0, (n, c, h, w) = L['out'], g.net.tensors[L['out']].shape
+        k = L['groups']
+        g.node('Reshape', [xs[0], g.init(y0 + '.shape5', np.array([n, k, c // k, h, w], np.int64))], y0 + '.s5')
+        g.node('Transpose', [y0 + '.s5'], y0 + '.t5', perm=[0, 2, 1, 3, 4])
+        g.node('Reshape', [y0 + '.t5', g.init(y0 + '.shape4', np.array([n, c, h, w], np.int64))], y)
     elif op == 'split':
         y0 = L['out']
         outs = [y if i == L['index'] else f'{y0}.part{i}' for i in range(L['parts'])]

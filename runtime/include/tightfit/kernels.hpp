@@ -1032,6 +1032,23 @@ inline void slice(const SliceParams& p, const T* in, T* out) {
   }
 }
 
+// Channel shuffle (see ChannelShuffleParams): one block at a time, written in output order.
+// Each output block reads its whole input block, so the output may not overlap the input.
+template <typename T>
+inline void channel_shuffle(const ChannelShuffleParams& p, const T* in, T* out) {
+  const int32_t block = p.groups * p.group_size * p.inner;
+  for (int32_t o = 0; o < p.outer; ++o) {
+    const T* x = in + o * block;
+    T* y = out + o * block;
+    for (int32_t j = 0; j < p.group_size; ++j) {
+      for (int32_t i = 0; i < p.groups; ++i) {
+        const T* src = x + (i * p.group_size + j) * p.inner;
+        for (int32_t k = 0; k < p.inner; ++k) *y++ = src[k];
+      }
+    }
+  }
+}
+
 // Output over the input: 0. Output element o reads input element offset + sum(in_strides[d] *
 // i_d) >= o (the box's strides are no larger than the input's), and those reads increase with
 // o: writing element o can only overwrite input bytes already read.

@@ -257,6 +257,16 @@ struct ReduceMeanParams {
   int32_t output_min, output_max;
 };
 
+// Channel shuffle (ShuffleNet's Reshape [N, C, H, W] -> [N, groups, C/groups, H, W], Transpose
+// [0, 2, 1, 3, 4], Reshape back): in each of `outer` blocks of groups * group_size channels,
+// channel i * group_size + j goes to j * groups + i, each channel a run of `inner` elements
+// (channels-last: outer = N * H * W pixels, inner = 1).  Bytes are copied.
+struct ChannelShuffleParams {
+  int32_t outer;
+  int32_t groups, group_size;
+  int32_t inner;
+};
+
 // Slice (and each output of Split), steps of 1: output element (i0..i3) over
 // out_dims, in the arena's order, is input element offset + sum(in_strides[d]
 // * i_d).  The same quantization in and out: bytes are copied.
