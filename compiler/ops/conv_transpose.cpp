@@ -70,12 +70,7 @@ struct Import : Translator {
     Shape y;
     const ir::Attrs attrs = conv_transpose_attrs(n, tensor(x).shape, tensor(w).shape, y);
     std::vector<ir::TensorId> inputs = {x, w};
-    if (has_input(n, 2)) {
-      const ir::TensorId b = dequantized_constant(n, 2, "bias");
-      check_bias(tensor(b), y[1]);
-      check_bias_scale(tensor(b), tensor(x).quant, tensor(w).quant);
-      inputs.push_back(b);
-    }
+    add_qdq_bias(n, x, w, y[1], inputs);
     const Sink sink = quantized_sink(n);
     ir::Node& node = emit_to_sink(n, ir::OpKind::ConvTranspose, inputs, y, sink);
     keep_activation(node.attrs, attrs);
@@ -89,26 +84,10 @@ struct Emit : Emission {
 
   void conv_transpose(const std::string& id, const Node& n) {
     const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
-    require_per_tensor(n, x);
-    require_per_tensor(n, y);
     if (x.dtype != y.dtype)
       refuse(n, fmt::format("input '{}' is {} but the output is {}: one activation type is supported", x.name,
                             ir::dtype_name(x.dtype), ir::dtype_name(y.dtype)));
-    const auto& a = n.attrs;
-    tightfit::ConvTransposeParams p{};
-    p.batch = i32(x.shape[0]);
-    p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.in_c = i32(x.shape[3]);
-    p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]), p.out_c = i32(y.shape[3]);
-    p.kernel_h = i32(w.shape[2]), p.kernel_w = i32(w.shape[3]);
-    p.stride_h = i32(a.strides[0]), p.stride_w = i32(a.strides[1]);
-    p.dilation_h = i32(a.dilations[0]), p.dilation_w = i32(a.dilations[1]);
-    p.pad_top = i32(a.pads[0]), p.pad_left = i32(a.pads[1]);
-    p.input_zero_point = x.quant.zero_point[0];
-    p.weight_zero_point = weight_zero_point(n, w);
-    p.output_zero_point = y.quant.zero_point[0];
-    p.output_min = a.act_min, p.output_max = a.act_max;
-    p.per_channel = w.quant.scale.size() > 1 ? 1 : 0;
-    p.out_stride = pixel_stride_of(y);
+    const tightfit::ConvParams p = conv_params(n);  // groups 1; the geometry as ConvParams states it
 
     // ONNX's [C_in][C_out][kh][kw] to the kernel's [C_out][kh][kw][C_in].
     const std::size_t es = ir::dtype_size(w.dtype);
@@ -126,13 +105,7 @@ struct Emit : Emission {
     const std::string weights = tensor_array(id + "_weights", packed_w);
     const std::string bias = bias_pointer(id, n);
     const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
-    const std::string block = params(
-        "ConvTransposeParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.in_c,
-                    p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h,
-                    p.dilation_w, p.pad_top, p.pad_left, p.input_zero_point, p.weight_zero_point,
-                    p.output_zero_point, p.output_min, p.output_max, p.per_channel, p.out_stride),
-        22);
+    const std::string block = conv_params_block(id, p);
     call(n, fmt::format("tightfit::conv_transpose<{}, {}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }

@@ -28,8 +28,7 @@ namespace tightfit {
 
 #define TIGHTFIT_INSTANTIATE_WEIGHTED(T, TW)                                                         \
   template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
-  template void conv_transpose<T, TW>(const ConvTransposeParams&, const T*, const TW*, const int32_t*, const float*, \
-                                      T*);                                                                  \
+  template void conv_transpose<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
   template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
                                        const float*, T*);                                              \
   template void conv_accumulate<T, TW>(const ConvParams&, const T*, const TW*, int32_t*);               \

@@ -557,9 +557,9 @@ inline int32_t transposed_tap(int32_t o, int32_t pad, int32_t k, int32_t dilatio
 // pixels in raster order; each reads every input pixel its window covers, so the output may
 // not overlap the input (no distance is stated).
 template <typename T, typename TW>
-inline void conv_transpose(const ConvTransposeParams& p, const T* in, const TW* weights, const int32_t* bias,
+inline void conv_transpose(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  const int32_t stride = pixel_stride(p.out_stride, p.out_c);
+  const int32_t stride = conv_out_stride(p);
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
@@ -578,9 +578,7 @@ inline void conv_transpose(const ConvTransposeParams& p, const T* in, const TW* 
                                  p.weight_zero_point);
             }
           }
-          if (bias != nullptr) acc += bias[oc];
-          y[oc] = requantize<T>(acc, multipliers[p.per_channel ? oc : 0], p.output_zero_point, p.output_min,
-                                p.output_max);
+          y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
         }
       }
     }

@@ -35,6 +35,14 @@ namespace tightfit {
 // before scaling, as ORT does) or nullptr for none.
 // multipliers: float, per output channel when per_channel != 0, else one
 // value; each is conv_multiplier(x_scale, w_scale[oc], y_scale) from host.hpp.
+//
+// The transposed convolution (conv_transpose(), ONNX ConvTranspose between
+// DequantizeLinear and QuantizeLinear, one group) reads the same block: every
+// input pixel spreads over a kernel_h x kernel_w window of the output, stride
+// apart, so output row oy takes tap ky from input row (oy + pad_top - ky *
+// dilation_h) / stride_h when that is whole and inside the image (the same
+// across); output_padding only lengthens out_h/out_w.  Weights
+// [out_c][kernel_h][kernel_w][in_c] (from ONNX's [in_c][out_c][kh][kw]).
 struct ConvParams {
   int32_t batch;
   int32_t in_h, in_w, in_c;
@@ -81,33 +89,6 @@ inline void conv_tap_range(int32_t start, int32_t dilation, int32_t kernel, int3
   hi = kernel;
   while (hi > lo && start + (hi - 1) * dilation >= extent) --hi;
 }
-
-// ---------------------------------------------------------------------------
-// Transposed convolution (ONNX ConvTranspose between DequantizeLinear and
-// QuantizeLinear, 2-D, one group): every input pixel spreads over a kernel_h x
-// kernel_w window of the output, stride apart, the window of input pixel
-// (iy, ix) starting at output (iy * stride_h - pad_top, ix * stride_w -
-// pad_left); output_padding only lengthens out_h/out_w.  Computed per output
-// pixel (no scratch memory): output (oy, ox) sums the taps ky, kx whose
-// (oy + pad_top - ky * dilation_h) is a multiple of stride_h inside the input,
-// the same across.  Weights [out_c][kernel_h][kernel_w][in_c] (from ONNX's
-// [in_c][out_c][kh][kw]); bias, multipliers, zero points, clamp and out_stride
-// as for ConvParams (per_channel: per output channel).
-struct ConvTransposeParams {
-  int32_t batch;
-  int32_t in_h, in_w, in_c;
-  int32_t out_h, out_w, out_c;
-  int32_t kernel_h, kernel_w;
-  int32_t stride_h, stride_w;
-  int32_t dilation_h, dilation_w;
-  int32_t pad_top, pad_left;
-  int32_t input_zero_point;
-  int32_t weight_zero_point;
-  int32_t output_zero_point;
-  int32_t output_min, output_max;
-  int32_t per_channel;
-  int32_t out_stride;  // as ConvParams::out_stride (a channel slice of a Concat's output)
-};
 
 // ---------------------------------------------------------------------------
 // Fully connected / matrix multiply with constant weights (ONNX QLinearMatMul,
