@@ -698,7 +698,7 @@ def figures(net):
     params = macs = wbytes = 0
     for L in net.layers:
         op, y = L['op'], L['out']
-        if op in ('conv', 'gemm', 'matmul'):
+        if op in ('conv', 'gemm', 'matmul', 'convtranspose'):
             params += L['w'].size
             wbytes += L['w'].size
             if 'b' in L:
