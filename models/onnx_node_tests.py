@@ -451,7 +451,7 @@ def conv_transpose_cases():
     it on the CPU): a U-Net decoder's 2x2 stride 2 with per-channel weights and a bias (int8); 3x3
     stride 2 with pads and output_padding and a fused Relu (uint8, 7-bit weights: no VNNI, see
     docs/numerics.md); asymmetric kernel, strides, pads and a dilation, batch 2 (int8, 4-bit weights
-    and a multiplier of 1/32, so that many sums are exact .5 ties). Power-of-two scales: ORT's float
+    and a multiplier of 1/32: 10 of its 360 sums are exact .5 ties). Power-of-two scales: ORT's float
     sums are exact, so ties are rounded half to even as the integer kernel must."""
     from onnx import helper
     rng = np.random.default_rng(20261202)
