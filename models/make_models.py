@@ -1023,20 +1023,27 @@ def m_unet_shared():
     return n
 
 
+def unet_body(n, upsample):
+    """The small U-Net on 1x1x32x32 of m_unet and m_unet_convt: two encoder levels (2x Conv+Relu,
+    MaxPool), bottleneck, two decoder levels (upsample(t, channels) doubling H and W, Concat with
+    the skip, 2x Conv+Relu), then a 1x1 Conv."""
+    x = n.input([1, 1, 32, 32], uniform([1, 1, 32, 32]))
+    e1 = n.conv(n.conv(x, 8, 3), 8, 3)
+    e2 = n.conv(n.conv(n.maxpool(e1, 2), 16, 3), 16, 3)
+    b = n.conv(n.conv(n.maxpool(e2, 2), 32, 3), 32, 3)
+    d2 = n.concat([upsample(b, 16), e2])
+    d2 = n.conv(n.conv(d2, 16, 3), 16, 3)
+    d1 = n.concat([upsample(d2, 8), e1])
+    d1 = n.conv(n.conv(d1, 8, 3), 8, 3)
+    return n.conv(d1, 1, 1, act=None)
+
+
 def m_unet():
     n = Net('unet', 'int8', 'per-tensor', 26,
             'Small U-Net on 1x1x32x32: two encoder levels (2x Conv+Relu, MaxPool), bottleneck, two decoder '
             'levels (Resize nearest x2 asymmetric/floor, Concat with the skip, 2x Conv+Relu), 1x1 Conv, '
             'Sigmoid; int8, per-tensor weights.')
-    x = n.input([1, 1, 32, 32], uniform([1, 1, 32, 32]))
-    e1 = n.conv(n.conv(x, 8, 3), 8, 3)
-    e2 = n.conv(n.conv(n.maxpool(e1, 2), 16, 3), 16, 3)
-    b = n.conv(n.conv(n.maxpool(e2, 2), 32, 3), 32, 3)
-    d2 = n.concat([n.resize(b, 2), e2])
-    d2 = n.conv(n.conv(d2, 16, 3), 16, 3)
-    d1 = n.concat([n.resize(d2, 2), e1])
-    d1 = n.conv(n.conv(d1, 8, 3), 8, 3)
-    n.output(n.sigmoid(n.conv(d1, 1, 1, act=None)))
+    n.output(n.sigmoid(unet_body(n, lambda t, channels: n.resize(t, 2))))
     return n
 
 
@@ -1047,15 +1054,7 @@ def m_unet_convt():
             '(ConvTranspose, Concat with the skip, 2x Conv+Relu), 1x1 Conv; int8, per-tensor weights, every '
             'scale a power of two (so that ONNX Runtime\'s float ConvTranspose, in both files, is exact).')
     n.pow2_scales = True
-    x = n.input([1, 1, 32, 32], uniform([1, 1, 32, 32]))
-    e1 = n.conv(n.conv(x, 8, 3), 8, 3)
-    e2 = n.conv(n.conv(n.maxpool(e1, 2), 16, 3), 16, 3)
-    b = n.conv(n.conv(n.maxpool(e2, 2), 32, 3), 32, 3)
-    d2 = n.concat([n.conv_transpose(b, 16), e2])
-    d2 = n.conv(n.conv(d2, 16, 3), 16, 3)
-    d1 = n.concat([n.conv_transpose(d2, 8), e1])
-    d1 = n.conv(n.conv(d1, 8, 3), 8, 3)
-    n.output(n.conv(d1, 1, 1, act=None))
+    n.output(unet_body(n, n.conv_transpose))
     return n
 
 
