@@ -68,8 +68,9 @@ def main():
             continue
         inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
         et = TensorProto.INT8 if e['activations'] == 'int8' else TensorProto.UINT8
+        # integer outputs: not those of the float islands (Tanh; ConvTranspose with its Relu)
         ints = [n.output[0] for n in m.graph.node
-                if n.op_type not in ('DequantizeLinear', 'Tanh') and n.output[0] not in inits]
+                if n.op_type not in ('DequantizeLinear', 'Tanh', 'ConvTranspose', 'Relu') and n.output[0] not in inits]
         for t in ints:
             m.graph.output.append(helper.make_tensor_value_info(t, et, None))
         checked = mism = 0

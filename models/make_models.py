@@ -68,6 +68,7 @@ class Net:
         self.level_inputs = set()   # inputs whose samples hold every quantized level
         self.group = 'dev'
         self.concat_shares_range = False  # a Concat's inputs take its output's scale and zero point
+        self.pow2_scales = False    # every scale rounded up to a power of two (ORT's float path exact)
 
     # -- helpers ------------------------------------------------------------
     def _fresh(self, kind):
@@ -124,6 +125,13 @@ class Net:
             b = self.bias(cout)
         return self._add('conv', [x], [n, cout, ho, wo], w=f32(w), b=f32(b), kernel=[kh, kw],
                          strides=[sh, sw], pads=list(pad), group=group, act=act, dilation=dilation)
+
+    def conv_transpose(self, x, cout, k=2, stride=2, act='relu'):
+        """ConvTranspose, no pads: weights [C_in, C_out, k, k]."""
+        n, c, h, wd = self.shape[x]
+        w = self.he((c, cout, k, k), c * k * k // (stride * stride), 2.0 if act else 1.0)
+        return self._add('convtranspose', [x], [n, cout, stride * (h - 1) + k, stride * (wd - 1) + k], w=f32(w),
+                         b=self.bias(cout), kernel=[k, k], strides=[stride, stride], act=act)
 
     def dwconv(self, x, k=3, stride=1, pad=None, act='relu'):
         return self.conv(x, self.shape[x][1], k, stride, pad, group=self.shape[x][1], act=act)
@@ -266,6 +274,9 @@ def float_model(net, expose_all=True):
         pre = y + '__pre' if L.get('act') else y
         if op == 'conv':
             g.node('Conv', [x[0], g.init(y + '.w', L['w']), g.init(y + '.b', L['b'])], pre, **conv_attrs(L))
+        elif op == 'convtranspose':
+            g.node('ConvTranspose', [x[0], g.init(y + '.w', L['w']), g.init(y + '.b', L['b'])], pre,
+                   kernel_shape=L['kernel'], strides=L['strides'])
         elif op == 'gemm':
             g.node('Gemm', [x[0], g.init(y + '.w', L['w']), g.init(y + '.b', L['b'])], pre, transB=1)
         elif op == 'matmul':
@@ -347,23 +358,31 @@ def emit_plain(g, L, x, y, float_mode, zp_name=None):
 # ----------------------------------------------------------------------------
 # Quantization
 # ----------------------------------------------------------------------------
-def act_qparams(lo, hi, dtype):
+def pow2_up(scale):
+    return np.float32(2.0 ** np.ceil(np.log2(float(scale))))
+
+
+def act_qparams(lo, hi, dtype, pow2=False):
     lo, hi = min(float(lo), 0.0), max(float(hi), 0.0)
     qmin, qmax = QRANGE[dtype]
     scale = np.float32((hi - lo) / (qmax - qmin))
     if scale == 0:
         scale = np.float32(1.0)
+    if pow2:
+        scale = pow2_up(scale)
     zp = int(np.clip(np.round(qmin - lo / float(scale)), qmin, qmax))
     return scale, zp
 
 
-def quant_weight(w, per_channel, wmax):
+def quant_weight(w, per_channel, wmax, pow2=False):
     """Symmetric int8 weights (zero point 0); per channel along axis 0."""
     if per_channel:
         m = np.abs(w).reshape(w.shape[0], -1).max(axis=1)
     else:
         m = np.array(np.abs(w).max())
     scale = f32(np.where(m > 0, m / wmax, 1.0))
+    if pow2:
+        scale = f32(2.0 ** np.ceil(np.log2(scale)))
     bs = scale.reshape((-1,) + (1,) * (w.ndim - 1)) if per_channel else scale
     q = np.clip(np.round(w / bs), -wmax, wmax).astype(np.int8)
     return q, scale
@@ -449,7 +468,9 @@ def quantize(net, stats):
                     stats[t] = (lo, hi)
     dt = net.act
     qmin = QRANGE[dt][0]
-    qp = {t: act_qparams(*stats[t], dt) for t in net.inputs}
+    def qparams(lo, hi):
+        return act_qparams(lo, hi, dt, net.pow2_scales)
+    qp = {t: qparams(*stats[t]) for t in net.inputs}
     for L in net.layers:
         op, y = L['op'], L['out']
         if op in PASS_THROUGH:
@@ -462,10 +483,11 @@ def quantize(net, stats):
                 lo = 0.0
             elif L.get('act') == 'relu6':
                 lo, hi = 0.0, min(hi, 6.0)
-            qp[y] = act_qparams(lo, hi, dt)
-        if op in ('conv', 'gemm'):
+            qp[y] = qparams(lo, hi)
+        if op in ('conv', 'gemm', 'convtranspose'):
             per_channel = net.wmode == 'per-channel'
-            L['wq'], L['ws'] = quant_weight(L['w'], per_channel, net.wmax)
+            assert not (per_channel and op == 'convtranspose')  # per tensor only here
+            L['wq'], L['ws'] = quant_weight(L['w'], per_channel, net.wmax, net.pow2_scales)
             L['bs'] = f32(qp[L['ins'][0]][0] * L['ws'])
             L['bq'] = np.clip(np.round(L['b'] / L['bs']), -2**31, 2**31 - 1).astype(np.int32)
             L['per_channel'] = per_channel
@@ -564,6 +586,8 @@ def qdq_model(net):
                     g.node('Conv', [xs[0], y + '.w.dq', y + '.b.dq'], pre, **conv_attrs(L))
                 else:
                     g.node('Gemm', [xs[0], y + '.w.dq', y + '.b.dq'], pre, transB=1)
+        elif op == 'convtranspose':
+            conv_transpose_dq(g, L, y, xs[0], pre)
         elif op == 'addc':
             cn = g.init(y + '.c', L['cq'])
             cs = g.init(y + '.c.scale', np.float32(L['cs']))
@@ -582,6 +606,15 @@ def qdq_model(net):
         s, z = qparam_inits(g, net, t)
         g.node('DequantizeLinear', [t, s, z], out_name(i))
     return g.model(net.name, *io_infos(net), f'{net.name} (QDQ form). {net.description}')
+
+
+def conv_transpose_dq(g, L, y, x_dq, dst):
+    """ConvTranspose of a dequantized input by the dequantized weights and bias, into float dst."""
+    wn, ws, wz = weight_inits(g, L, y)
+    g.node('DequantizeLinear', [wn, ws, wz], y + '.w.dq')
+    bn, bs, bz = bias_inits(g, L, y)
+    g.node('DequantizeLinear', [bn, bs, bz], y + '.b.dq')
+    g.node('ConvTranspose', [x_dq, y + '.w.dq', y + '.b.dq'], dst, kernel_shape=L['kernel'], strides=L['strides'])
 
 
 def qop_model(net):
@@ -640,6 +673,15 @@ def qop_model(net):
             g.node('DequantizeLinear', xq, y + '.in.dq')
             g.node('Tanh', [y + '.in.dq'], y + '.f')
             g.node('QuantizeLinear', [y + '.f', ys, yz], y)
+        elif op == 'convtranspose':
+            # no QLinear op in ONNX Runtime's CPU provider: a float island (exact with pow2_scales)
+            g.node('DequantizeLinear', xq, y + '.in.dq')
+            conv_transpose_dq(g, L, y, y + '.in.dq', y + '.f')
+            pre = y + '.f'
+            if L.get('act'):
+                emit_act(g, L, pre, y + '.act')
+                pre = y + '.act'
+            g.node('QuantizeLinear', [pre, ys, yz], y)
         else:
             raise ValueError(op)
         # Relu / Clip(0, 6) are absorbed: the output zero point is the type's minimum.
@@ -656,7 +698,7 @@ def figures(net):
     params = macs = wbytes = 0
     for L in net.layers:
         op, y = L['op'], L['out']
-        if op in ('conv', 'gemm', 'matmul'):
+        if op in ('conv', 'gemm', 'matmul', 'convtranspose'):
             params += L['w'].size
             wbytes += L['w'].size
             if 'b' in L:
@@ -668,6 +710,8 @@ def figures(net):
         if op == 'conv':
             n, m, ho, wo = net.shape[y]
             macs += ho * wo * m * L['w'].shape[1] * L['w'].shape[2] * L['w'].shape[3]
+        elif op == 'convtranspose':
+            macs += int(np.prod(net.shape[L['ins'][0]])) * L['w'].shape[1] * L['w'].shape[2] * L['w'].shape[3]
         elif op == 'gemm':
             macs += L['w'].size
         elif op == 'matmul':
@@ -979,20 +1023,38 @@ def m_unet_shared():
     return n
 
 
+def unet_body(n, upsample):
+    """The small U-Net on 1x1x32x32 of m_unet and m_unet_convt: two encoder levels (2x Conv+Relu,
+    MaxPool), bottleneck, two decoder levels (upsample(t, channels) doubling H and W, Concat with
+    the skip, 2x Conv+Relu), then a 1x1 Conv."""
+    x = n.input([1, 1, 32, 32], uniform([1, 1, 32, 32]))
+    e1 = n.conv(n.conv(x, 8, 3), 8, 3)
+    e2 = n.conv(n.conv(n.maxpool(e1, 2), 16, 3), 16, 3)
+    b = n.conv(n.conv(n.maxpool(e2, 2), 32, 3), 32, 3)
+    d2 = n.concat([upsample(b, 16), e2])
+    d2 = n.conv(n.conv(d2, 16, 3), 16, 3)
+    d1 = n.concat([upsample(d2, 8), e1])
+    d1 = n.conv(n.conv(d1, 8, 3), 8, 3)
+    return n.conv(d1, 1, 1, act=None)
+
+
 def m_unet():
     n = Net('unet', 'int8', 'per-tensor', 26,
             'Small U-Net on 1x1x32x32: two encoder levels (2x Conv+Relu, MaxPool), bottleneck, two decoder '
             'levels (Resize nearest x2 asymmetric/floor, Concat with the skip, 2x Conv+Relu), 1x1 Conv, '
             'Sigmoid; int8, per-tensor weights.')
-    x = n.input([1, 1, 32, 32], uniform([1, 1, 32, 32]))
-    e1 = n.conv(n.conv(x, 8, 3), 8, 3)
-    e2 = n.conv(n.conv(n.maxpool(e1, 2), 16, 3), 16, 3)
-    b = n.conv(n.conv(n.maxpool(e2, 2), 32, 3), 32, 3)
-    d2 = n.concat([n.resize(b, 2), e2])
-    d2 = n.conv(n.conv(d2, 16, 3), 16, 3)
-    d1 = n.concat([n.resize(d2, 2), e1])
-    d1 = n.conv(n.conv(d1, 8, 3), 8, 3)
-    n.output(n.sigmoid(n.conv(d1, 1, 1, act=None)))
+    n.output(n.sigmoid(unet_body(n, lambda t, channels: n.resize(t, 2))))
+    return n
+
+
+def m_unet_convt():
+    n = Net('unet_convt', 'int8', 'per-tensor', 28,
+            'Small U-Net on 1x1x32x32 whose decoders upsample with ConvTranspose 2x2 stride 2 (+Relu) as '
+            'PyTorch U-Nets do: two encoder levels (2x Conv+Relu, MaxPool), bottleneck, two decoder levels '
+            '(ConvTranspose, Concat with the skip, 2x Conv+Relu), 1x1 Conv; int8, per-tensor weights, every '
+            'scale a power of two (so that ONNX Runtime\'s float ConvTranspose, in both files, is exact).')
+    n.pow2_scales = True
+    n.output(unet_body(n, n.conv_transpose))
     return n
 
 
@@ -1115,7 +1177,7 @@ MODELS = {'conv_s8': m_conv_s8, 'conv_u8': m_conv_u8, 'ops_s8': m_ops_s8, 'ops_u
           'dscnn': m_dscnn,
           'resnet8': m_resnet8, 'mobilenet_v1_025': m_mobilenet, 'autoencoder': m_autoencoder,
           'digits_cnn': m_digits, 'inception': m_inception, 'inception_shared': m_inception_shared, 'unet': m_unet,
-          'unet_shared': m_unet_shared,
+          'unet_shared': m_unet_shared, 'unet_convt': m_unet_convt,
           'chain50': m_chain50,
           'padfold_s8': m_padfold, 'padfold_u8': lambda: m_padfold('padfold_u8', 'uint8', 32)}
 for _op in ('sigmoid', 'tanh', 'leakyrelu', 'softmax', 'add', 'mul', 'concat', 'avgpool', 'gap'):
@@ -1149,7 +1211,7 @@ def write_json_atomic(path, obj):
 
 
 GROUPS = {'dscnn': 'mlperf', 'resnet8': 'mlperf', 'mobilenet_v1_025': 'mlperf', 'autoencoder': 'mlperf',
-          'digits_cnn': 'trained', 'inception': 'branchy', 'inception_shared': 'branchy', 'unet': 'branchy', 'unet_shared': 'branchy', 'chain50': 'deep'}
+          'digits_cnn': 'trained', 'inception': 'branchy', 'inception_shared': 'branchy', 'unet': 'branchy', 'unet_shared': 'branchy', 'unet_convt': 'branchy', 'chain50': 'deep'}
 
 
 def build(fn):

@@ -249,6 +249,8 @@ def extra_cases():
         cases.append((name, "x", x, _model(name, nodes, "x", x, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)], inits, opset=14),
                       y, f"{op} between DequantizeLinear and QuantizeLinear, {np.dtype(dtype).name}, every input level"))
     cases += operator_cases()
+    cases += conv_transpose_cases()
+    cases += channel_shuffle_cases()
     return cases
 
 
@@ -414,6 +416,121 @@ def operator_cases():
     y = _quantize(np.clip(mean, f(0), f(0.5)), q["ys"], q["yz"], np.uint8)
     cases.append(("extra_avgpool_clip_u8", "x", x, _model("extra_avgpool_clip_u8", nodes, "x", x, tt(np.uint8), inits), y,
                   "AveragePool 2x2 stride 2 then Clip(0, 0.5) between DequantizeLinear and QuantizeLinear (the Clip fused), uint8"))
+    return cases
+
+
+def _conv_transpose(x, w, b, q, wscale, strides, pads, output_padding, dilations, dtype, relu=False):
+    """ConvTranspose between DequantizeLinear and QuantizeLinear with power-of-two scales, where ONNX
+    Runtime's float path is exact: every (x - xz) * (w - wz) product scattered to output
+    (iy * stride - pad_begin + k * dilation), summed in integers, plus the bias, times
+    x_scale * w_scale[oc], then (Relu and) QuantizeLinear."""
+    f = np.float32
+    n, cin, h, wd = x.shape
+    cout, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    full_h = strides[0] * (h - 1) + output_padding[0] + (kh - 1) * dilations[0] + 1
+    full_w = strides[1] * (wd - 1) + output_padding[1] + (kw - 1) * dilations[1] + 1
+    acc = np.zeros((n, cout, full_h, full_w), np.int64)
+    xi, wi = x.astype(np.int64) - q["xz"], w.astype(np.int64) - q["wz"]
+    for iy in range(h):
+        for ix in range(wd):
+            for ky in range(kh):
+                for kx in range(kw):
+                    acc[:, :, iy * strides[0] + ky * dilations[0], ix * strides[1] + kx * dilations[1]] += \
+                        np.einsum("ni,io->no", xi[:, :, iy, ix], wi[:, :, ky, kx])
+    acc = acc[:, :, pads[0]:full_h - pads[2], pads[1]:full_w - pads[3]]
+    if b is not None:
+        acc = acc + b.astype(np.int64).reshape(1, -1, 1, 1)
+    v = acc.astype(f) * (f(q["xs"]) * np.asarray(wscale, f)).reshape(1, -1, 1, 1)
+    if relu:
+        v = np.maximum(v, f(0))
+    return _quantize(v, q["ys"], q["yz"], dtype)
+
+
+def conv_transpose_cases():
+    """ConvTranspose between DequantizeLinear and QuantizeLinear (ONNX Runtime has no QLinear kernel for
+    it on the CPU): a U-Net decoder's 2x2 stride 2 with per-channel weights and a bias (int8); 3x3
+    stride 2 with pads and output_padding and a fused Relu (uint8, 7-bit weights: no VNNI, see
+    docs/numerics.md); asymmetric kernel, strides, pads and a dilation, batch 2 (int8, 4-bit weights
+    and a multiplier of 1/32: 10 of its 360 sums are exact .5 ties). Power-of-two scales: ORT's float
+    sums are exact, so ties are rounded half to even as the integer kernel must."""
+    from onnx import helper
+    rng = np.random.default_rng(20261202)
+    tt = lambda dtype: onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    cases = []
+    for name, dtype, xshape, wshape, attrs, q, wmax, per_channel, bias, relu in (
+            ("extra_convtranspose_2x2_s8", np.int8, (1, 4, 5, 5), (4, 6, 2, 2), {"strides": [2, 2]},
+             {"xs": 2.0 ** -4, "xz": -3, "ws": 2.0 ** -6, "wz": 0, "ys": 2.0 ** -2, "yz": 5}, 127, True, True, False),
+            ("extra_convtranspose_3x3_u8", np.uint8, (1, 3, 4, 5), (3, 5, 3, 3),
+             {"strides": [2, 2], "pads": [1, 1, 1, 1], "output_padding": [1, 1]},
+             {"xs": 2.0 ** -5, "xz": 131, "ws": 2.0 ** -6, "wz": 0, "ys": 2.0 ** -3, "yz": 100}, 63, False, True, True),
+            ("extra_convtranspose_mixed_s8", np.int8, (2, 5, 3, 4), (5, 3, 3, 2),
+             {"strides": [1, 3], "pads": [0, 1, 2, 0], "dilations": [2, 1], "output_padding": [0, 2]},
+             {"xs": 2.0 ** -3, "xz": 0, "ws": 2.0 ** -7, "wz": 0, "ys": 2.0 ** -5, "yz": -20}, 7, False, False, False)):
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max + 1, xshape).astype(dtype)
+        w = rng.integers(-wmax, wmax + 1, wshape).astype(np.int8)
+        wscale = [q["ws"] * 2.0 ** -int(rng.integers(0, 3)) for _ in range(wshape[1])] if per_channel else [q["ws"]]
+        b = rng.integers(-3000, 3001, wshape[1]).astype(np.int32) if bias else None
+        consts = {"w": w, "wsc": np.array(wscale if per_channel else wscale[0], np.float32),
+                  "wzp": np.zeros(wshape[1], np.int8) if per_channel else np.array(0, np.int8)}
+        nodes = [helper.make_node("DequantizeLinear", ["w", "wsc", "wzp"], ["wf"], **({"axis": 1} if per_channel else {}))]
+        ins = ["xf", "wf"]
+        if bias:
+            consts.update({"b": b, "bsc": np.array([q["xs"] * s for s in wscale] if per_channel else q["xs"] * wscale[0], np.float32),
+                           "bzp": np.zeros(wshape[1], np.int32) if per_channel else np.array(0, np.int32)})
+            nodes.append(helper.make_node("DequantizeLinear", ["b", "bsc", "bzp"], ["bf"], **({"axis": 0} if per_channel else {})))
+            ins.append("bf")
+        nodes.append(helper.make_node("ConvTranspose", ins, ["cf" if relu else "yf"], **attrs))
+        if relu:
+            nodes.append(helper.make_node("Relu", ["cf"], ["yf"]))
+        nodes, inits, _ = _qdq(nodes, dtype, [("x", x)], {k: q[k] for k in ("xs", "xz", "ys", "yz")}, consts)
+        y = _conv_transpose(x, w, b, q, wscale if per_channel else wscale * wshape[1], attrs["strides"],
+                            attrs.get("pads", [0, 0, 0, 0]), attrs.get("output_padding", [0, 0]),
+                            attrs.get("dilations", [1, 1]), dtype, relu)
+        what = (f"ConvTranspose {wshape[2]}x{wshape[3]} {attrs} between DequantizeLinear and QuantizeLinear, "
+                f"{np.dtype(dtype).name}, {'per-channel' if per_channel else 'per-tensor'} int8 weights"
+                f"{', int32 bias' if bias else ''}{', Relu fused' if relu else ''}")
+        cases.append((name, "x", x, _model(name, nodes, "x", x, tt(dtype), inits), y, what))
+    return cases
+
+
+def channel_shuffle_cases():
+    """ShuffleNetV2's channel shuffle as PyTorch exports it: Reshape [N, C, H, W] -> [N, g, C/g, H, W],
+    Transpose [0, 2, 1, 3, 4], Reshape back. Integer form (int8 after a QuantizeLinear, 2 groups) and
+    the QDQ form ONNX Runtime's quantizer writes (uint8, a DequantizeLinear/QuantizeLinear pair with
+    the same parameters around each of the three, 3 groups, batch 2)."""
+    from onnx import helper
+    rng = np.random.default_rng(20261203)
+    f = np.float32
+    tt = lambda dtype: onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    shuffle = lambda a, g: a.reshape(a.shape[0], g, a.shape[1] // g, *a.shape[2:]).transpose(0, 2, 1, 3, 4).reshape(a.shape)
+    cases = []
+    q = {"xs": 2.0 ** -4, "xz": -7}
+    xq = rng.integers(-128, 128, (1, 8, 3, 5)).astype(np.int8)
+    x = _dequantize(xq, q["xs"], q["xz"])
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("Reshape", ["xq", "shape5"], ["x5"]),
+             helper.make_node("Transpose", ["x5"], ["t5"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Reshape", ["t5", "shape4"], ["y"])]
+    inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8),
+             "shape5": np.array([1, 2, 4, 3, 5], np.int64), "shape4": np.array([1, 8, 3, 5], np.int64)}
+    cases.append(("extra_shuffle_s8", "x", x, _model("extra_shuffle_s8", nodes, "x", x, tt(np.int8), inits), shuffle(xq, 2),
+                  "QuantizeLinear, then the channel shuffle on int8 [1,8,3,5], 2 groups (Reshape to 5-D, Transpose [0,2,1,3,4], Reshape back)"))
+    x = rng.integers(0, 256, (2, 12, 2, 3)).astype(np.uint8)
+    nodes = [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"]),
+             helper.make_node("Reshape", ["xf", "shape5"], ["r5f"]),
+             helper.make_node("QuantizeLinear", ["r5f", "s", "z"], ["r5"]),
+             helper.make_node("DequantizeLinear", ["r5", "s", "z"], ["r5d"]),
+             helper.make_node("Transpose", ["r5d"], ["t5f"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("QuantizeLinear", ["t5f", "s", "z"], ["t5"]),
+             helper.make_node("DequantizeLinear", ["t5", "s", "z"], ["t5d"]),
+             helper.make_node("Reshape", ["t5d", "shape4"], ["yf"]),
+             helper.make_node("QuantizeLinear", ["yf", "s", "z"], ["y"])]
+    inits = {"s": np.array(0.0372, f), "z": np.array(131, np.uint8),
+             "shape5": np.array([2, 3, 4, 2, 3], np.int64), "shape4": np.array([2, 12, 2, 3], np.int64)}
+    cases.append(("extra_shuffle_qdq_u8", "x", x, _model("extra_shuffle_qdq_u8", nodes, "x", x, tt(np.uint8), inits), shuffle(x, 3),
+                  "the channel shuffle in the QDQ form (a DequantizeLinear/QuantizeLinear pair around each of Reshape, "
+                  "Transpose, Reshape), uint8 [2,12,2,3], 3 groups"))
     return cases
 
 

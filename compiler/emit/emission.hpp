@@ -295,6 +295,32 @@ class Emission {
     return w.quant.zero_point[0];
   }
 
+  // A requantizing convolution's parameters (Conv, ConvTranspose): conv_geometry() and the
+  // quantization of its input, weights and output, with the fused clamp.
+  tightfit::ConvParams conv_params(const Node& n) const {
+    const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
+    require_per_tensor(n, x);
+    require_per_tensor(n, y);
+    tightfit::ConvParams p = conv_geometry(g_, n);
+    p.input_zero_point = x.quant.zero_point[0];
+    p.weight_zero_point = weight_zero_point(n, w);
+    p.output_zero_point = y.quant.zero_point[0];
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    p.per_channel = w.quant.scale.size() > 1 ? 1 : 0;
+    return p;
+  }
+
+  // The constexpr ConvParams block `id`.
+  std::string conv_params_block(const std::string& id, const tightfit::ConvParams& p) {
+    return params("ConvParams", id,
+                  fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h,
+                              p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
+                              p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left, p.groups,
+                              p.input_zero_point, p.weight_zero_point, p.output_zero_point, p.output_min,
+                              p.output_max, p.per_channel, p.out_stride),
+                  23);
+  }
+
   std::vector<float> multipliers(const Tensor& x, const Tensor& w, const Tensor& y) const {
     std::vector<float> m;
     for (float ws : w.quant.scale) m.push_back(tightfit::conv_multiplier(x.quant.scale[0], ws, y.quant.scale[0]));

@@ -69,6 +69,7 @@ class Importer : public Translator {
     for (const auto& v : graph_.output()) with_context("", [&] { add_graph_output(v.name()); });
     finish_pending_quantization();
     passes::conv1x1_to_fully_connected(out_);
+    passes::fuse_channel_shuffles(out_);
     passes::prune_unused_tensors(out_);
     passes::verify(out_);
     return std::move(out_);

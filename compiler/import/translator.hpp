@@ -507,6 +507,17 @@ class Translator {
     }
   }
 
+  // The optional bias (input 2) of a QDQ convolution of x by w into `channels` outputs, appended
+  // to `inputs`: a dequantized int32 constant, one value per channel, at scale x_scale * w_scale.
+  void add_qdq_bias(const NodeProto& n, ir::TensorId x, ir::TensorId w, std::int64_t channels,
+                    std::vector<ir::TensorId>& inputs) {
+    if (!has_input(n, 2)) return;
+    const ir::TensorId b = dequantized_constant(n, 2, "bias");
+    check_bias(tensor(b), channels);
+    check_bias_scale(tensor(b), tensor(x).quant, tensor(w).quant);
+    inputs.push_back(b);
+  }
+
   void check_bias(const ir::Tensor& bias, std::int64_t channels) const {
     if (bias.dtype != ir::DType::Int32) throw Error(fmt::format("bias '{}' is {}, not int32", bias.name, ir::dtype_name(bias.dtype)));
     if (bias.elements() != channels)

@@ -54,6 +54,11 @@ std::int64_t Graph::macs(const Node& n) const {
     for (std::size_t i = 1; i < w.shape.size(); ++i) per_output *= w.shape[i];
     return y.elements() * per_output;
   }
+  if (n.op == OpKind::ConvTranspose) {
+    // Each input element spreads over C_out * kh * kw outputs (taps the pads crop included): w is
+    // [Cin, Cout, kh, kw].
+    return tensors[n.inputs[0]].elements() * (w.elements() / w.shape[0]);
+  }
   if (n.op == OpKind::FullyConnected) return y.elements() * w.shape.back();
   return 0;
 }

@@ -42,12 +42,7 @@ struct Import : Translator {
     Shape y;
     const ir::Attrs attrs = conv_attrs(n, tensor(x).shape, tensor(w).shape, y);
     std::vector<ir::TensorId> inputs = {x, w};
-    if (has_input(n, 2)) {
-      const ir::TensorId b = dequantized_constant(n, 2, "bias");
-      check_bias(tensor(b), y[1]);
-      check_bias_scale(tensor(b), tensor(x).quant, tensor(w).quant);
-      inputs.push_back(b);
-    }
+    add_qdq_bias(n, x, w, y[1], inputs);
     const Sink sink = quantized_sink(n);
     ir::Node& node = emit_to_sink(n, ir::OpKind::Conv, inputs, y, sink);
     keep_activation(node.attrs, attrs);
@@ -113,15 +108,7 @@ struct Emit : Emission {
   void conv(const std::string& id, const Node& n) {
     if (out(n).dtype == DType::Int32) return conv_accumulate(id, n);
     const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
-    require_per_tensor(n, x);
-    require_per_tensor(n, y);
-    const auto& a = n.attrs;
-    tightfit::ConvParams p = conv_geometry(g_, n);
-    p.input_zero_point = x.quant.zero_point[0];
-    p.weight_zero_point = weight_zero_point(n, w);
-    p.output_zero_point = y.quant.zero_point[0];
-    p.output_min = a.act_min, p.output_max = a.act_max;
-    p.per_channel = w.quant.scale.size() > 1 ? 1 : 0;
+    const tightfit::ConvParams p = conv_params(n);
 
     std::string weights;
     if (w.dtype == DType::Int8) {
@@ -135,13 +122,7 @@ struct Emit : Emission {
     }
     const std::string bias = bias_pointer(id, n);
     const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
-    const std::string block = params(
-        "ConvParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w,
-                    p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h,
-                    p.dilation_w, p.pad_top, p.pad_left, p.groups, p.input_zero_point, p.weight_zero_point,
-                    p.output_zero_point, p.output_min, p.output_max, p.per_channel, p.out_stride),
-        23);
+    const std::string block = conv_params_block(id, p);
     call(n, fmt::format("tightfit::conv<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }

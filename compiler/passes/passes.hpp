@@ -14,6 +14,11 @@ namespace tightfit::passes {
 // writing a Gemm) into one FullyConnected with the weight viewed as [M, K]. Exact.
 void conv1x1_to_fully_connected(ir::Graph& graph);
 
+// Turns Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose [0, 2, 1, 3, 4], Reshape back to
+// [N, C, H, W] (ShuffleNet's channel shuffle, each intermediate read by the next alone) into one
+// ChannelShuffle of g groups. Exact (it moves bytes).
+void fuse_channel_shuffles(ir::Graph& graph);
+
 // A Pad folded into the padding of the node that reads it (fold_pads()).
 struct PadFold {
   std::string pad;                    // the Pad node, gone

@@ -59,7 +59,8 @@ std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& g) {
       if (outer == 1) {
         in.offset = (start - extent) * after;
         in.pixel_stride = x.shape.empty() ? 0 : x.shape.back();
-      } else if (channel_slices && (writer.op == ir::OpKind::Conv || writer.op == ir::OpKind::Resize)) {
+      } else if (channel_slices && (writer.op == ir::OpKind::Conv || writer.op == ir::OpKind::ConvTranspose ||
+                                    writer.op == ir::OpKind::Resize)) {
         in.offset = start - extent;
         in.pixel_stride = out.shape[3];
       } else {

@@ -68,6 +68,7 @@ constexpr Bound kBounds[] = {
     {"unit_concat_u8", 0, 0},    {"unit_avgpool_s8", 0, 0},   {"unit_avgpool_u8", 0, 1},
     {"unit_gap_s8", 0, 0},       {"unit_gap_u8", 0, 0},       {"padfold_s8", 0, 0},
     {"padfold_u8", 0, 1},        {"inception_shared", 0, 0},  {"unet_shared", 0, 0},
+    {"unet_convt", 0, 0},
 };
 
 const Bound* find_bound(const std::string& name) {

@@ -33,16 +33,21 @@ OPS = {
     'gap': 3, 'leakyrelu': 3, 'sigmoid': 3, 'tanh': 3, 'softmax': 3, 'concat': 6, 'reshape': 3,
     'flatten': 2, 'squeeze': 1, 'unsqueeze': 1, 'transpose': 3, 'pad': 3, 'resize': 3, 'relu': 2,
     'clip': 2, 'requantize': 2, 'convinteger': 2, 'matmulinteger': 2, 'reducemean': 3, 'sub': 4, 'div': 2,
-    'slice': 3, 'split': 2,
+    'slice': 3, 'split': 2, 'convtranspose': 3, 'shuffle': 2,
 }
 # ConvInteger / MatMulInteger: an int32 accumulator, requantized by DequantizeLinear (scale
 # x_scale * w_scale, zero point 0) and QuantizeLinear, the same in both forms.
 INTEGER_LAYERS = {'convinteger': 'ConvInteger', 'matmulinteger': 'MatMulInteger'}
 # Layers that only move or select integers: the output keeps the input's quantization.
-DATA_MOVEMENT = {'maxpool', 'reshape', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'pad', 'resize', 'slice', 'split'}
+DATA_MOVEMENT = {'maxpool', 'reshape', 'flatten', 'squeeze', 'unsqueeze', 'transpose', 'pad', 'resize', 'slice', 'split',
+                 'shuffle'}
 # More layers ONNX Runtime has no QLinear kernel for (as Tanh): float between DequantizeLinear and
 # QuantizeLinear in both forms (ORT's float path is then the exact target).
 FLOAT_ONLY = {'reducemean', 'sub', 'div'}
+# Layers ONNX Runtime has no QLinear kernel for and whose float path tightfit does not follow
+# operation for operation: the QDQ form only; the QOperator twin computes the same integers with
+# ORT's integer kernels some other way (qop_conv_transpose), which tightfit does not read.
+QDQ_ONLY = {'convtranspose'}
 MAX_ELEMENTS = 4096  # per tensor, so that a model runs in milliseconds
 
 
@@ -308,6 +313,49 @@ def gen_conv(net, d, x, pool, depthwise=False, op='conv'):
                  attrs=attrs, w=w_q, ws=ws, wz=wz, b=bias, act=activation(d))
 
 
+def gen_convtranspose(net, d, x, pool):
+    """ConvTranspose, one group: kernel 1-4 (2x2 stride 2 as U-Net decoders), strides 1-3, pads up to
+    the kernel's extent - 1, output_padding below the stride, now and then a dilation of 2; weights
+    [C_in, C_out, kh, kw], per channel along axis 1."""
+    s = net.tensors[x].shape
+    if len(s) != 4:
+        return None
+    n, c, h, w = s
+    cout = d.channels()
+    if d.chance(0.4):
+        kh = kw = sh = sw = 2
+    else:
+        kh = d.pick([1, 2, 3, 4], [2, 3, 4, 1])
+        kw = kh if d.chance(0.8) else d.pick([1, 2, 3])
+        sh = d.pick([1, 2, 3], [3, 5, 1])
+        sw = sh if d.chance(0.8) else d.pick([1, 2, 3])
+    dil = d.pick([1, 2], [9, 1])
+    ekh, ekw = dil * (kh - 1) + 1, dil * (kw - 1) + 1
+    pads = [0, 0, 0, 0]
+    if d.chance(0.5):
+        pads = [d.int(0, ekh - 1), d.int(0, ekw - 1), d.int(0, ekh - 1), d.int(0, ekw - 1)]
+    out_pad = [0, 0]
+    if d.chance(0.3):
+        out_pad = [d.int(0, max(sh, dil) - 1), d.int(0, max(sw, dil) - 1)]
+    ho = sh * (h - 1) + out_pad[0] + ekh - pads[0] - pads[2]
+    wo = sw * (w - 1) + out_pad[1] + ekw - pads[1] - pads[3]
+    if ho < 1 or wo < 1:
+        return None
+    attrs = dict(kernel_shape=[kh, kw], strides=[sh, sw], pads=pads)
+    if dil > 1:
+        attrs['dilations'] = [dil, dil]
+    if out_pad != [0, 0]:
+        attrs['output_padding'] = out_pad
+    w_q, ws, wz = weight_params(net, d, [cout, c, kh, kw], net.per_channel)
+    w_q = np.ascontiguousarray(w_q.transpose(1, 0, 2, 3))  # ONNX's [C_in, C_out, kh, kw]
+    taps = max(1, -(-kh // sh)) * max(1, -(-kw // sw))  # the most taps that reach one output
+    bias = None
+    if d.chance(0.85):
+        bias = (d.rng.integers(-1, 2, size=cout) * d.rng.integers(0, 1 << d.int(0, 14), size=cout)).astype(np.int32)
+    return layer(net, 'convtranspose', [x], [n, cout, ho, wo], d.scale(acc_scale(net, x, ws, c * taps)), d.zero_point(),
+                 attrs=attrs, w=w_q, ws=ws, wz=wz, b=bias, act=activation(d))
+
+
 def gen_dwconv(net, d, x, pool):
     return gen_conv(net, d, x, pool, depthwise=True)
 
@@ -442,6 +490,18 @@ def gen_slice(net, d, x, pool):
         starts.append(begin - s[a] if d.chance(0.3) else begin)
         ends.append(end - s[a] if end < s[a] and d.chance(0.3) else (1000 if end == s[a] and d.chance(0.3) else end))
     return keep_quant(net, 'slice', x, shape, starts=starts, ends=ends, axes=chosen)
+
+
+def gen_shuffle(net, d, x, pool):
+    """ShuffleNet's channel shuffle: Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose
+    [0, 2, 1, 3, 4], Reshape back."""
+    s = net.tensors[x].shape
+    if len(s) != 4:
+        return None
+    groups = [g for g in range(2, s[1] + 1) if s[1] % g == 0]
+    if not groups:
+        return None
+    return keep_quant(net, 'shuffle', x, list(s), groups=d.pick(groups))
 
 
 def gen_split(net, d, x, pool):
@@ -710,8 +770,14 @@ GENERATORS = {
     'flatten': gen_flatten, 'squeeze': gen_squeeze, 'unsqueeze': gen_unsqueeze, 'transpose': gen_transpose,
     'pad': gen_pad, 'resize': gen_resize, 'relu': gen_relu, 'clip': gen_clip, 'requantize': gen_requantize,
     'convinteger': gen_convinteger, 'matmulinteger': gen_matmulinteger, 'reducemean': gen_reducemean,
-    'sub': gen_sub, 'div': gen_div, 'slice': gen_slice, 'split': gen_split,
+    'sub': gen_sub, 'div': gen_div, 'slice': gen_slice, 'split': gen_split, 'convtranspose': gen_convtranspose,
+    'shuffle': gen_shuffle,
 }
+
+
+def qdq_only(net):
+    """True when tightfit is to read the net in the QDQ form only (a layer of QDQ_ONLY)."""
+    return any(L['op'] in QDQ_ONLY for L in net.layers)
 assert set(GENERATORS) == set(OPS)
 
 
@@ -843,6 +909,12 @@ def plain(g, L, xs, y):
         g.node('Slice', [xs[0], g.init(y0 + '.starts', np.array(L['starts'], np.int64)),
                          g.init(y0 + '.ends', np.array(L['ends'], np.int64)),
                          g.init(y0 + '.axes', np.array(L['axes'], np.int64))], y)
+    elif op == 'shuffle':
+        y0, (n, c, h, w) = L['out'], g.net.tensors[L['out']].shape
+        k = L['groups']
+        g.node('Reshape', [xs[0], g.init(y0 + '.shape5', np.array([n, k, c // k, h, w], np.int64))], y0 + '.s5')
+        g.node('Transpose', [y0 + '.s5'], y0 + '.t5', perm=[0, 2, 1, 3, 4])
+        g.node('Reshape', [y0 + '.t5', g.init(y0 + '.shape4', np.array([n, c, h, w], np.int64))], y)
     elif op == 'split':
         y0 = L['out']
         outs = [y if i == L['index'] else f'{y0}.part{i}' for i in range(L['parts'])]
@@ -889,6 +961,11 @@ def qdq(net):
             g.node('DequantizeLinear', [wn, ws, wz], y + '.w.dq', **({'axis': 0} if L['ws'].ndim else {}))
             bias = [g.bias_dq(L, L['ins'][0])] if L['b'] is not None else []
             g.node('Conv', [xs[0], y + '.w.dq'] + bias, pre, **a)
+        elif op == 'convtranspose':
+            wn, ws, wz = g.weights(L)
+            g.node('DequantizeLinear', [wn, ws, wz], y + '.w.dq', **({'axis': 1} if L['ws'].ndim else {}))
+            bias = [g.bias_dq(L, L['ins'][0])] if L['b'] is not None else []
+            g.node('ConvTranspose', [xs[0], y + '.w.dq'] + bias, pre, **a)
         elif op in ('gemm', 'matmul'):
             wn, ws, wz = g.weights(L)
             g.node('DequantizeLinear', [wn, ws, wz], y + '.w.dq', **({'axis': 0} if L['ws'].ndim else {}))
@@ -981,6 +1058,8 @@ def qop(net):
         if op == 'conv':
             bias = [g.init(y + '.b', L['b'])] if L['b'] is not None else []
             g.node('QLinearConv', xq + [*g.weights(L), ys, yz] + bias, dst, **a)
+        elif op == 'convtranspose':
+            qop_conv_transpose(g, L, xq, ys, yz, dst)
         elif op == 'gemm':
             # FullyConnected with an int32 bias and one requantization: Reshape, 1x1 QLinearConv, Reshape
             n, k = net.tensors[x[0]].shape
@@ -1033,6 +1112,38 @@ def qop(net):
     return g.model('tightfit difftest model (QOperator form), seed %d' % net.seed)
 
 
+def qop_conv_transpose(g, L, xq, ys, yz, dst):
+    """ConvTranspose with ONNX Runtime's integer kernels (it has no QLinearConvTranspose on the CPU):
+    the input spread out with the zero point between its pixels (a 6-D Reshape and Pad, then a
+    Slice), then a stride-1 QLinearConv with the kernel flipped and its channel axes swapped,
+    padded by the kernel's extent - 1 less the pads (plus output_padding at the end). The same
+    integer sums as the transposed convolution, requantized as QLinearConv does."""
+    x, y = xq[0], L['out']
+    a = L['attrs']
+    n, c, h, w = g.tensor(x).shape
+    (sh, sw), (kh, kw) = a['strides'], a['kernel_shape']
+    dil = a.get('dilations', [1, 1])[0]
+    pt, pl, pb, pr = a['pads']
+    oph, opw = a.get('output_padding', [0, 0])
+    src = x
+    if (sh, sw) != (1, 1):
+        g.node('Reshape', [x, g.init(y + '.x6d', np.array([n, c, h, 1, w, 1], np.int64))], y + '.x6')
+        g.node('Pad', [y + '.x6', g.init(y + '.spread', np.array([0] * 9 + [sh - 1, 0, sw - 1], np.int64)), xq[2]],
+               y + '.xs6', mode='constant')
+        g.node('Reshape', [y + '.xs6', g.init(y + '.x4d', np.array([n, c, h * sh, w * sw], np.int64))], y + '.xs4')
+        g.node('Slice', [y + '.xs4', g.init(y + '.spread_lo', np.array([0, 0], np.int64)),
+                         g.init(y + '.spread_hi', np.array([(h - 1) * sh + 1, (w - 1) * sw + 1], np.int64)),
+                         g.init(y + '.spread_axes', np.array([2, 3], np.int64))], y + '.spread_x')
+        src = y + '.spread_x'
+    ekh, ekw = dil * (kh - 1) + 1, dil * (kw - 1) + 1
+    flipped = np.ascontiguousarray(L['w'].transpose(1, 0, 2, 3)[:, :, ::-1, ::-1])
+    wz = np.full(L['ws'].shape, L['wz'], L['w'].dtype)
+    weights = [g.init(y + '.wflip', flipped), g.init(y + '.w.scale', f32(L['ws'])), g.init(y + '.w.zp', wz)]
+    bias = [g.init(y + '.b', L['b'])] if L['b'] is not None else []
+    g.node('QLinearConv', [src, xq[1], xq[2]] + weights + [ys, yz] + bias, dst, kernel_shape=[kh, kw],
+           dilations=[dil, dil], pads=[ekh - 1 - pt, ekw - 1 - pl, ekh - 1 - pb + oph, ekw - 1 - pr + opw])
+
+
 # ----------------------------------------------------------------------------
 # The float path's bound
 # ----------------------------------------------------------------------------
@@ -1052,8 +1163,10 @@ def bound(net):
         if op in DATA_MOVEMENT:
             e[y] = ein[0]
             continue
-        if op in ('conv', 'gemm', 'matmul', 'convinteger', 'matmulinteger'):
+        if op in ('conv', 'gemm', 'matmul', 'convinteger', 'matmulinteger', 'convtranspose'):
             w = np.abs(L['w'].astype(np.int64) - L['wz'])
+            if op == 'convtranspose':
+                w = w.transpose(1, 0, 2, 3)  # output channels first, as a Conv's
             per_out = w.sum(axis=0) if op in ('matmul', 'matmulinteger') else w.reshape(w.shape[0], -1).sum(axis=1)
             ws = np.broadcast_to(L['ws'], per_out.shape)
             gain = float(np.max(per_out * ws)) * s[0] / sy

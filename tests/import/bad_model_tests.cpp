@@ -71,6 +71,8 @@ const std::vector<BadModel>& bad_models() {
       {"huge_input.onnx", {"tensor 'x'", "elements"}},
       {"slice_step_2.onnx", {"op (Slice)", "step 2 is not supported"}},
       {"div_by_activation.onnx", {"op (Div)", "divisor 'xf' is an activation"}},
+      {"convtranspose_grouped.onnx", {"op (ConvTranspose)", "grouped ConvTranspose (group != 1) is not supported"}},
+      {"convtranspose_output_shape.onnx", {"op (ConvTranspose)", "output_shape is not supported"}},
   };
   return cases;
 }

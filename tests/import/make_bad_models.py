@@ -338,6 +338,15 @@ def make_bad():
         "steps": np.array([2], np.int64)}, [1, 2, 3, 3]))
     save(BAD, "div_by_activation.onnx", qdq_island("Div", ["xf", "xf"], {}, [1, 4, 3, 3]))
 
+    # ConvTranspose forms tightfit refuses: groups, and the size given by output_shape.
+    for name, attrs, w_shape, y_shape in (
+            ("convtranspose_grouped.onnx", {"group": 2}, [4, 1, 2, 2], [1, 2, 4, 4]),
+            ("convtranspose_output_shape.onnx", {"strides": [2, 2], "output_shape": [5, 5]}, [4, 2, 2, 2], [1, 2, 5, 5])):
+        m = qdq_island("ConvTranspose", ["xf", "wf"], {"w": np.ones(w_shape, np.int8)}, y_shape)
+        m.graph.node[2].attribute.extend([helper.make_attribute(k, v) for k, v in attrs.items()])
+        m.graph.node.insert(2, helper.make_node("DequantizeLinear", ["w", "s", "z"], ["wf"], name="dequant_w"))
+        save(BAD, name, m)
+
 
 def qdq_island(op, op_inputs, consts, y_shape, name="op"):
     """x -> QuantizeLinear -> DequantizeLinear -> `op` -> QuantizeLinear -> y (int8, [1, 4, 3, 3])."""

@@ -14,6 +14,7 @@ namespace tightfit {
   template void sub<T>(const SubParams&, const T*, const T*, T*);                                  \
   template void reduce_mean<T>(const ReduceMeanParams&, const T*, T*);                             \
   template void slice<T>(const SliceParams&, const T*, T*);                                        \
+  template void channel_shuffle<T>(const ChannelShuffleParams&, const T*, T*);                      \
   template void lookup<T>(const uint8_t*, const T*, T*, int32_t);                                  \
   template void concat<T>(const ConcatParams&, const T* const*, const uint8_t* const*, T*);        \
   template void softmax<T>(const SoftmaxParams&, const float*, const T*, T*);                      \
@@ -27,6 +28,7 @@ namespace tightfit {
 
 #define TIGHTFIT_INSTANTIATE_WEIGHTED(T, TW)                                                         \
   template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
+  template void conv_transpose<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
   template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
                                        const float*, T*);                                              \
   template void conv_accumulate<T, TW>(const ConvParams&, const T*, const TW*, int32_t*);               \

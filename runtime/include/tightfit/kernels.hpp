@@ -537,6 +537,54 @@ constexpr int32_t conv_distance(const ConvParams& p) {
                                 : conv_general_distance(p);
 }
 
+namespace detail {
+
+// The input index a transposed-convolution tap reads along one axis: output index `o` takes tap
+// k from input (o + pad - k * dilation) / stride when that is a whole number inside [0, extent),
+// else -1 (the tap lies between input pixels, or outside the image).
+inline int32_t transposed_tap(int32_t o, int32_t pad, int32_t k, int32_t dilation, int32_t stride, int32_t extent) {
+  const int32_t t = o + pad - k * dilation;
+  if (t < 0 || t % stride != 0) return -1;
+  const int32_t i = t / stride;
+  return i < extent ? i : -1;
+}
+
+}  // namespace detail
+
+// ONNX ConvTranspose between DequantizeLinear and QuantizeLinear (ORT has no QLinear kernel on
+// the CPU: it computes in float, MlasGemm then col2im): the exact int32 sum of (x - zx) * (w - zw)
+// over the taps that reach each output pixel, plus the bias, requantized as conv() does. Output
+// pixels in raster order; each reads every input pixel its window covers, so the output may
+// not overlap the input (no distance is stated).
+template <typename T, typename TW>
+inline void conv_transpose(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const float* multipliers, T* out) {
+  const int32_t stride = conv_out_stride(p);
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * stride;
+        for (int32_t oc = 0; oc < p.out_c; ++oc) {
+          const TW* w_oc = weights + oc * p.kernel_h * p.kernel_w * p.in_c;
+          int32_t acc = 0;
+          for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int32_t iy = detail::transposed_tap(oy, p.pad_top, ky, p.dilation_h, p.stride_h, p.in_h);
+            if (iy < 0) continue;
+            for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
+              const int32_t ix = detail::transposed_tap(ox, p.pad_left, kx, p.dilation_w, p.stride_w, p.in_w);
+              if (ix < 0) continue;
+              const T* x = in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c;
+              acc += detail::dot(x, w_oc + (ky * p.kernel_w + kx) * p.in_c, p.in_c, p.input_zero_point,
+                                 p.weight_zero_point);
+            }
+          }
+          y[oc] = detail::conv_output<T>(p, acc, oc, bias, multipliers);
+        }
+      }
+    }
+  }
+}
+
 namespace portable {
 
 // ONNX MaxPool on int8/uint8 (exact; padded taps are skipped).
@@ -977,6 +1025,23 @@ inline void slice(const SliceParams& p, const T* in, T* out) {
       for (int32_t i2 = 0; i2 < p.out_dims[2]; ++i2) {
         const T* row = in + p.offset + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2];
         for (int32_t i3 = 0; i3 < p.out_dims[3]; ++i3, ++o) out[o] = row[i3 * p.in_strides[3]];
+      }
+    }
+  }
+}
+
+// Channel shuffle (see ChannelShuffleParams): one block at a time, written in output order.
+// Each output block reads its whole input block, so the output may not overlap the input.
+template <typename T>
+inline void channel_shuffle(const ChannelShuffleParams& p, const T* in, T* out) {
+  const int32_t block = p.groups * p.group_size * p.inner;
+  for (int32_t o = 0; o < p.outer; ++o) {
+    const T* x = in + o * block;
+    T* y = out + o * block;
+    for (int32_t j = 0; j < p.group_size; ++j) {
+      for (int32_t i = 0; i < p.groups; ++i) {
+        const T* src = x + (i * p.group_size + j) * p.inner;
+        for (int32_t k = 0; k < p.inner; ++k) *y++ = src[k];
       }
     }
   }

@@ -35,6 +35,14 @@ namespace tightfit {
 // before scaling, as ORT does) or nullptr for none.
 // multipliers: float, per output channel when per_channel != 0, else one
 // value; each is conv_multiplier(x_scale, w_scale[oc], y_scale) from host.hpp.
+//
+// The transposed convolution (conv_transpose(), ONNX ConvTranspose between
+// DequantizeLinear and QuantizeLinear, one group) reads the same block: every
+// input pixel spreads over a kernel_h x kernel_w window of the output, stride
+// apart, so output row oy takes tap ky from input row (oy + pad_top - ky *
+// dilation_h) / stride_h when that is whole and inside the image (the same
+// across); output_padding only lengthens out_h/out_w.  Weights
+// [out_c][kernel_h][kernel_w][in_c] (from ONNX's [in_c][out_c][kh][kw]).
 struct ConvParams {
   int32_t batch;
   int32_t in_h, in_w, in_c;
@@ -228,6 +236,16 @@ struct ReduceMeanParams {
   float output_scale;
   int32_t output_zero_point;
   int32_t output_min, output_max;
+};
+
+// Channel shuffle (ShuffleNet's Reshape [N, C, H, W] -> [N, groups, C/groups, H, W], Transpose
+// [0, 2, 1, 3, 4], Reshape back): in each of `outer` blocks of groups * group_size channels,
+// channel i * group_size + j goes to j * groups + i, each channel a run of `inner` elements
+// (channels-last: outer = N * H * W pixels, inner = 1).  Bytes are copied.
+struct ChannelShuffleParams {
+  int32_t outer;
+  int32_t groups, group_size;
+  int32_t inner;
 };
 
 // Slice (and each output of Split), steps of 1: output element (i0..i3) over

@@ -1,0 +1,39 @@
+// ChannelShuffle: attrs.group. Made by passes::fuse_channel_shuffles from ShuffleNet's Reshape to
+// [N, g, C/g, H, W], Transpose [0, 2, 1, 3, 4], Reshape back (integer tensors, or between
+// DequantizeLinear/QuantizeLinear pairs with the same parameters): it imports no ONNX operator of
+// its own. Output channel j * g + i is input channel i * (C/g) + j; bytes are copied, the output
+// keeps the input's quantization. Kernel channel_shuffle: per pixel of a channels-last tensor
+// (per image of a logical NCHW one). Its output never overlaps its input.
+#include "ops/operator.hpp"
+#include "emit/emission.hpp"
+
+namespace tightfit::ops {
+namespace {
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  void channel_shuffle(const std::string& id, const Node& n) {
+    const Tensor& x = in(n, 0);
+    const std::vector<std::int64_t> s = x.onnx_shape();  // [N, C, H, W]
+    const std::int64_t groups = n.attrs.group;
+    const bool channels_last = x.layout == ir::Layout::ChannelsLast;
+    const std::int64_t outer = channels_last ? s[0] * s[2] * s[3] : s[0];
+    const std::int64_t inner = channels_last ? 1 : s[2] * s[3];
+    const std::string block = params("ChannelShuffleParams", id,
+                                     fmt::format("{},{},{},{}", outer, groups, s[1] / groups, inner), 4);
+    call(n, fmt::format("tightfit::channel_shuffle<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
+  }
+};
+
+}  // namespace
+
+extern const Operator kChannelShuffle{
+    ir::OpKind::ChannelShuffle,
+    {},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).channel_shuffle(id, n); }};
+
+}  // namespace tightfit::ops
