@@ -711,6 +711,62 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
   }
 }
 
+// General conv with one group, dilation_w 1 and a receptive field over kPatchBytes (ResNet-8's
+// 3x3 layers of 32 and 64 channels): each output pixel's taps inside the image are read where
+// they lie, one run of bytes per kernel row, against 4 output channels at a time; the taps
+// outside add nothing, so the sum is over the inside taps only: sum (x - zx)(w - zw) =
+// sum x w - zx sum w - zw sum x + n zx zw, with x in the weights' lanes (lanes::load_as) and zx
+// in their terms. Reads: pixel p's taps for channels c .. c + 3, then writes y[p][c .. c + 3];
+// channel blocks ascending, pixels in raster order (each write no sooner than the portable
+// kernel's, which reads the window again for every output channel).
+template <typename T, typename TW>
+inline void conv_runs(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                      const float* multipliers, T* out) {
+  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  const int32_t zx = p.input_zero_point + kZeroPointShift<T, TW>, zw = p.weight_zero_point;
+  const int32_t len = p.kernel_h * p.kernel_w * p.in_c, row_bytes = p.kernel_w * p.in_c;
+  const int32_t x_step = p.dilation_h * p.in_w * p.in_c;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      const int32_t iy0 = oy * p.stride_h - p.pad_top;
+      int32_t ky_lo, ky_hi;
+      conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        const int32_t ix0 = ox * p.stride_w - p.pad_left;
+        int32_t kx_lo, kx_hi;
+        conv_tap_range(ix0, 1, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        const int32_t rows = kx_lo < kx_hi ? ky_hi - ky_lo : 0, run = (kx_hi - kx_lo) * p.in_c;
+        const T* x = in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo) * p.in_c;
+        const int32_t w_first = (ky_lo * p.kernel_w + kx_lo) * p.in_c;
+        int32_t x_term = 0;
+        if (zw != 0) {
+          for (int32_t r = 0; r < rows; ++r) x_term += -zw * row_sum<TW>(x + r * x_step, run) + run * zx * zw;
+        }
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
+        for (int32_t c = 0; c < p.out_c; c += 4) {
+          const int32_t count = p.out_c - c < 4 ? p.out_c - c : 4;
+          const TW* w0 = weights + c * len + w_first;
+          const TW* w1 = count > 1 ? w0 + len : w0;
+          const TW* w2 = count > 2 ? w0 + 2 * len : w0;
+          const TW* w3 = count > 3 ? w0 + 3 * len : w0;
+          Sums4 s;
+          using V = decltype(lanes::load(w0));
+          for (int32_t r = 0; r < rows; ++r) {
+            const int32_t wr = r * row_bytes;
+            over_row(x + r * x_step, w0 + wr, w1 + wr, w2 + wr, w3 + wr, run,
+                     [&](V xv, V v0, V v1, V v2, V v3) { step_general(xv, v0, v1, v2, v3, s); });
+          }
+          const int32x4_t acc = vsetq_lane_s32(
+              s.a3 - zx * s.s3,
+              vsetq_lane_s32(s.a2 - zx * s.s2, vsetq_lane_s32(s.a1 - zx * s.s1, vdupq_n_s32(s.a0 - zx * s.s0), 1), 2),
+              3);
+          o.store(vaddq_n_s32(acc, x_term), c, count, y);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace impl
 
 // Global average pool (kernels.hpp, global_average_pool): 8 channels at a time, the pixels' bytes
@@ -772,12 +828,16 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   }
 }
 
-// General conv: see impl::conv_patch for the read/write order (forwards only).
+// General conv: see impl::conv_patch and impl::conv_runs for the read/write orders (forwards
+// only); grouped convolutions, and large receptive fields with dilation_w > 1, take the
+// portable loop.
 template <typename T, typename TW>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                          const float* multipliers, T* out) {
   if (p.groups == 1 && p.kernel_h * p.kernel_w * p.in_c <= impl::kPatchBytes) {
     impl::conv_patch(p, in, weights, bias, multipliers, out);
+  } else if (p.groups == 1 && p.dilation_w == 1) {
+    impl::conv_runs(p, in, weights, bias, multipliers, out);
   } else {
     portable::conv_general(p, in, weights, bias, multipliers, out);
   }
