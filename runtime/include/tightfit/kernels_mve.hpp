@@ -27,7 +27,9 @@
 //  * general conv with one group: the receptive fields of two pixels gathered into byte patches
 //    on the stack (padding taps hold the input zero point, so that they add nothing), then the
 //    two patches are a pair of rows as above (one pixel at a time when a patch is over half of
-//    kPatchBytes or the weights have a zero point).
+//    kPatchBytes or the weights have a zero point). A receptive field over kPatchBytes (with
+//    dilation_w 1) is read where it lies instead, one run of bytes per kernel row inside the
+//    image, one pixel against 4 channels at a time (conv_runs).
 //  * depthwise (depth multiplier 1): 8 adjacent channels per pass in 16-bit lanes, VMULLB /
 //    VMULLT into even / odd 32-bit sums that start from the bias, the taps inside the image found
 //    once per pixel; the two vectors requantized and narrowed into one 8-byte store.
@@ -49,7 +51,9 @@
 // rows, two channels at a time: kernels.hpp's dsp_matmul_distance and dsp_matmul_up_distance),
 // which the stated distances already cover; the general conv in raster order, forwards only,
 // pixel p's outputs written after pixel p + 1's inputs are gathered (later than the portable
-// kernel would: never sooner). No __restrict anywhere.
+// kernel would: never sooner), or, read where it lies, each block of 4 channels written after
+// its reads of the window (as the portable kernel, which reads it again for every channel).
+// No __restrict anywhere.
 //
 // GCC 12 miscompiles constant predicates other than all-true (a 0x0F0F mask was stored as
 // 0xFFFF): predicates here come from VCTP, or an all-true case takes the unpredicated form.
