@@ -27,12 +27,22 @@
 //  * general conv with one group: the receptive fields of two pixels gathered into byte patches
 //    on the stack (padding taps hold the input zero point, so that they add nothing), then the
 //    two patches are a pair of rows as above (one pixel at a time when a patch is over half of
-//    kPatchBytes or the weights have a zero point).
+//    kPatchBytes or the weights have a zero point). A receptive field over kPatchBytes (with
+//    dilation_w 1) is read where it lies instead, one run of bytes per kernel row inside the
+//    image, one pixel against 4 channels at a time (conv_runs).
 //  * depthwise (depth multiplier 1): 8 adjacent channels per pass in 16-bit lanes, VMULLB /
 //    VMULLT into even / odd 32-bit sums that start from the bias, the taps inside the image found
 //    once per pixel; the two vectors requantized and narrowed into one 8-byte store.
 //  * global average pool: 8 channels per vector, 16-bit sums over runs of 128 pixels.
-//  * mixed activation/weight signedness and depth multipliers > 1 go to the portable kernels.
+//  * activations and weights of different signedness (ONNX Runtime's default uint8 activations
+//    with int8 weights): VMLADAV multiplies like with like, so the matrix kernels take the
+//    activations in the weights' signedness, each byte's top bit flipped as it is loaded (or
+//    gathered into a patch): x ^ 0x80 is x - 128 for a uint8 read as int8 (x + 128 for an int8
+//    read as uint8), and the input zero point moves with it (zx - 128, zx + 128), so every
+//    x - zx, and so every sum, is unchanged. The outputs need nothing: the requantized value
+//    plus the output zero point is stored as its low byte, whatever the type. The depthwise
+//    kernel widens both to 16 bits and needs no flip.
+//  * depth multipliers > 1 go to the portable kernels.
 //
 // Read/write order (for outputs that overlap their inputs in memory): the depthwise kernel and
 // the pool write in the portable kernel's raster order (pixel after pixel, channels ascending
@@ -41,7 +51,9 @@
 // rows, two channels at a time: kernels.hpp's dsp_matmul_distance and dsp_matmul_up_distance),
 // which the stated distances already cover; the general conv in raster order, forwards only,
 // pixel p's outputs written after pixel p + 1's inputs are gathered (later than the portable
-// kernel would: never sooner). No __restrict anywhere.
+// kernel would: never sooner), or, read where it lies, each block of 4 channels written after
+// its reads of the window (as the portable kernel, which reads it again for every channel).
+// No __restrict anywhere.
 //
 // GCC 12 miscompiles constant predicates other than all-true (a 0x0F0F mask was stored as
 // 0xFFFF): predicates here come from VCTP, or an all-true case takes the unpredicated form.
@@ -65,6 +77,35 @@ inline uint8x16_t load(const uint8_t* p) { return vldrbq_u8(p); }
 inline int8x16_t load(const int8_t* p, mve_pred16_t m) { return vldrbq_z_s8(p, m); }
 inline uint8x16_t load(const uint8_t* p, mve_pred16_t m) { return vldrbq_z_u8(p, m); }
 
+// 16 activation bytes as lanes of the weights' type TW: as they are when T is TW, else with
+// their top bit flipped (x ^ 0x80, see the top of this file); predicated: the lanes past the
+// first `n` read as 0, as load()'s.
+template <typename TW>
+inline auto as_lanes(uint8x16_t v) {
+  if constexpr (std::is_same_v<TW, int8_t>) {
+    return vreinterpretq_s8_u8(v);
+  } else {
+    return v;
+  }
+}
+template <typename TW, typename T>
+inline auto load_as(const T* p) {
+  if constexpr (std::is_same_v<T, TW>) {
+    return load(p);
+  } else {
+    return as_lanes<TW>(veorq_u8(vldrbq_u8(reinterpret_cast<const uint8_t*>(p)), vdupq_n_u8(0x80)));
+  }
+}
+template <typename TW, typename T>
+inline auto load_as(const T* p, mve_pred16_t m) {
+  if constexpr (std::is_same_v<T, TW>) {
+    return load(p, m);
+  } else {
+    const uint8x16_t v = vldrbq_z_u8(reinterpret_cast<const uint8_t*>(p), m);
+    return as_lanes<TW>(veorq_m_u8(vdupq_n_u8(0), v, vdupq_n_u8(0x80), m));
+  }
+}
+
 // a + the sum of the 16 lane products (VMLADAVA), modulo 2^32.
 inline int32_t dot(int32_t a, int8x16_t x, int8x16_t w) { return vmladavaq_s8(a, x, w); }
 inline int32_t dot(int32_t a, uint8x16_t x, uint8x16_t w) {
@@ -74,13 +115,20 @@ inline int32_t dot(int32_t a, uint8x16_t x, uint8x16_t w) {
 inline int32_t sum(int32_t a, int8x16_t v) { return vaddvaq_s8(a, v); }
 inline int32_t sum(int32_t a, uint8x16_t v) { return static_cast<int32_t>(vaddvaq_u8(static_cast<uint32_t>(a), v)); }
 
-// Narrowing store of the low byte of `count` (1 to 4) 32-bit lanes.
+// Narrowing store of the low byte of 4 (or `count`, 1 to 4) 32-bit lanes.
+inline void store4(int8_t* y, int32x4_t q) { vstrbq_s32(y, q); }
+inline void store4(uint8_t* y, int32x4_t q) { vstrbq_u32(y, vreinterpretq_u32_s32(q)); }
 inline void store4(int8_t* y, int32x4_t q, int32_t count) { vstrbq_p_s32(y, q, vctp32q(count)); }
 inline void store4(uint8_t* y, int32x4_t q, int32_t count) {
   vstrbq_p_u32(y, vreinterpretq_u32_s32(q), vctp32q(count));
 }
 
 }  // namespace lanes
+
+// How far the input zero point moves when activations of type T are taken in the lanes of
+// weights of type TW (lanes::load_as): -128 for uint8 as int8, +128 for int8 as uint8.
+template <typename T, typename TW>
+constexpr int32_t kZeroPointShift = std::is_same_v<T, TW> ? 0 : std::is_same_v<T, uint8_t> ? -128 : 128;
 
 // What every output of a conv / fully connected call shares, as vectors: requantizes 4
 // accumulators (bias not yet added) of channels c .. c + 3 and stores the first `count`.
@@ -150,13 +198,13 @@ inline Output output_of(const int32_t* bias, const float* multipliers, int32_t p
                 vdupq_n_s32(out_max - zero_point)};
 }
 
-// Sum of the n bytes at x.
-template <typename T>
+// Sum of the n bytes at x, in the lanes of TW (lanes::load_as).
+template <typename TW, typename T>
 inline int32_t row_sum(const T* x, int32_t n) {
   int32_t s = 0;
   int32_t i = 0;
-  for (; i + 16 <= n; i += 16) s = lanes::sum(s, lanes::load(x + i));
-  if (i < n) s = lanes::sum(s, lanes::load(x + i, vctp8q(n - i)));
+  for (; i + 16 <= n; i += 16) s = lanes::sum(s, lanes::load_as<TW>(x + i));
+  if (i < n) s = lanes::sum(s, lanes::load_as<TW>(x + i, vctp8q(n - i)));
   return s;
 }
 
@@ -197,29 +245,31 @@ inline void step_folded(int8x16_t xv, int8x16_t c, int8x16_t v0, int8x16_t v1, i
   }
 }
 
-// Runs `step` over n bytes of x and of the 4 weight rows, the last part predicated.
+// Runs `step` over n bytes of x (in the weights' lanes) and of the 4 weight rows, the last part
+// predicated.
 template <typename T, typename TW, typename Step>
 inline void over_row(const T* x, const TW* w0, const TW* w1, const TW* w2, const TW* w3, int32_t n, Step step) {
   int32_t i = 0;
   for (; i + 16 <= n; i += 16)
-    step(lanes::load(x + i), lanes::load(w0 + i), lanes::load(w1 + i), lanes::load(w2 + i), lanes::load(w3 + i));
+    step(lanes::load_as<TW>(x + i), lanes::load(w0 + i), lanes::load(w1 + i), lanes::load(w2 + i),
+         lanes::load(w3 + i));
   if (i < n) {
     const mve_pred16_t m = vctp8q(n - i);
-    step(lanes::load(x + i, m), lanes::load(w0 + i, m), lanes::load(w1 + i, m), lanes::load(w2 + i, m),
+    step(lanes::load_as<TW>(x + i, m), lanes::load(w0 + i, m), lanes::load(w1 + i, m), lanes::load(w2 + i, m),
          lanes::load(w3 + i, m));
   }
 }
 
-// The int8 row with the input zero point folded in (weights' zero point 0), every output
-// channel: the hot loop of pointwise convolutions and fully connected layers, kept free of
+// The row in int8 lanes (int8 weights: x taken as int8, zx with it) with the input zero point
+// folded in (weights' zero point 0), every output channel: the hot loop of pointwise convolutions and fully connected layers, kept free of
 // branches and of anything else so that its values stay in registers: whole blocks of 4
 // channels walk the weights, the bias and the multipliers with pointers (a per-tensor multiplier
 // and a missing bias are 4-lane copies that do not advance), the last partial block goes through
 // Output::store. Reads x[0 .. n) (again for each block), then writes y[c .. c + 3] per block,
 // ascending.
-template <bool kPlusOne>
-inline void row_times_weights_int8(const int8_t* x, const int8_t* w, int32_t n, int32_t out_c, int32_t zx,
-                                   const Output& o, int8_t* y) {
+template <bool kPlusOne, typename T, typename TY>
+inline void row_times_weights_int8(const T* x, const int8_t* w, int32_t n, int32_t out_c, int32_t zx,
+                                   const Output& o, TY* y) {
   const int8x16_t c_lanes = vdupq_n_s8(static_cast<int8_t>(kPlusOne ? 127 : -zx));
   const int32x4_t lo = o.lo, hi = o.hi;
   const int32_t zero_point = o.zero_point;
@@ -231,7 +281,7 @@ inline void row_times_weights_int8(const int8_t* x, const int8_t* w, int32_t n, 
   const int32_t scale_step = o.per_channel ? 4 : 0;
   const int32_t blocks = out_c >> 2;
   const int8_t* w0 = w;
-  int8_t* yc = y;
+  TY* yc = y;
   for (int32_t block = 0; block < blocks; ++block) {
     const int8_t* w1 = w0 + n;
     const int8_t* w2 = w1 + n;
@@ -244,7 +294,7 @@ inline void row_times_weights_int8(const int8_t* x, const int8_t* w, int32_t n, 
     acc = vaddq_s32(acc, vldrwq_s32(bias));
     int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), vldrwq_f32(scale)));
     q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
-    vstrbq_s32(yc, q);
+    lanes::store4(yc, q);
     w0 = w3 + n;
     yc += 4;
     bias += bias_step;
@@ -266,13 +316,14 @@ inline void row_times_weights_int8(const int8_t* x, const int8_t* w, int32_t n, 
 }
 
 // y[c] = requant(bias[c] + sum_i (x[i] - zx)(w[c][i] - zw)) for c < out_c: one row x of n bytes
-// against out_c weight rows of n bytes each (w[c] = w + c * n), 4 channels at a time.
+// against out_c weight rows of n bytes each (w[c] = w + c * n), 4 channels at a time; x in the
+// weights' lanes (lanes::load_as) and zx in their terms (kZeroPointShift added).
 // Reads: x[0 .. n) and the weights; writes: y[0 .. out_c), in ascending order of c, 4 at a time,
 // each after all of x has been read.
-template <typename T, typename TW>
+template <typename T, typename TW, typename TY>
 inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c, int32_t zx, int32_t zw,
-                              const Output& o, T* y) {
-  if constexpr (std::is_same_v<T, int8_t> && std::is_same_v<TW, int8_t>) {
+                              const Output& o, TY* y) {
+  if constexpr (std::is_same_v<TW, int8_t>) {
     if (zw == 0) {
       if (zx == -128) {
         row_times_weights_int8<true>(x, w, n, out_c, zx, o, y);
@@ -282,7 +333,7 @@ inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c,
       return;
     }
   }
-  const int32_t x_term = -zw * row_sum(x, n) + n * zx * zw;
+  const int32_t x_term = -zw * row_sum<TW>(x, n) + n * zx * zw;
   for (int32_t c = 0; c < out_c; c += 4) {
     const int32_t count = out_c - c < 4 ? out_c - c : 4;
     const TW* w0 = w + c * n;
@@ -290,7 +341,7 @@ inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c,
     const TW* w2 = count > 2 ? w0 + 2 * n : w0;
     const TW* w3 = count > 3 ? w0 + 3 * n : w0;
     Sums4 r;
-    using V = decltype(lanes::load(x));
+    using V = decltype(lanes::load(w0));
     over_row(x, w0, w1, w2, w3, n, [&](V xv, V v0, V v1, V v2, V v3) { step_general(xv, v0, v1, v2, v3, r); });
     const int32x4_t acc = vsetq_lane_s32(
         r.a3 - zx * r.s3,
@@ -315,23 +366,25 @@ inline void step_2x2(V a, V b, V u, V v, Dots2x2& r) {
   r.d11 = lanes::dot(r.d11, b, v);
 }
 
-// r += the dots of the 2 x 2 block over `steps` whole vectors and a tail of `tail` bytes.
-template <typename T>
-inline void dot_2x2(const T* x0, const T* x1, const T* w0, const T* w1, int32_t steps, int32_t tail, Dots2x2& r) {
+// r += the dots of the 2 x 2 block over `steps` whole vectors and a tail of `tail` bytes (x in
+// the weights' lanes).
+template <typename T, typename TW>
+inline void dot_2x2(const T* x0, const T* x1, const TW* w0, const TW* w1, int32_t steps, int32_t tail,
+                    Dots2x2& r) {
   for (; steps > 0; --steps) {
-    step_2x2(lanes::load(x0), lanes::load(x1), lanes::load(w0), lanes::load(w1), r);
+    step_2x2(lanes::load_as<TW>(x0), lanes::load_as<TW>(x1), lanes::load(w0), lanes::load(w1), r);
     x0 += 16, x1 += 16, w0 += 16, w1 += 16;
   }
   if (tail != 0) {
     const mve_pred16_t m = vctp8q(tail);
-    step_2x2(lanes::load(x0, m), lanes::load(x1, m), lanes::load(w0, m), lanes::load(w1, m), r);
+    step_2x2(lanes::load_as<TW>(x0, m), lanes::load_as<TW>(x1, m), lanes::load(w0, m), lanes::load(w1, m), r);
   }
 }
 
 // Where the sums of up to kStartChannels output channels start, on the stack (the matrix
 // kernels' only memory besides their operands: 4 bytes a channel, 256 bytes at most):
 // bias[c] - zx * sum_i w[c][i], so that sum_i (x[i] - zx) w[c][i] + bias[c] = start[c] + sum_i
-// x[i] w[c][i] (the same value modulo 2^32). Layers with more output channels have the starts
+// x[i] w[c][i] (the same value modulo 2^32; x and zx in the weights' terms). Layers with more output channels have the starts
 // of each group of kStartChannels recomputed for every pair of rows.
 constexpr int32_t kStartChannels = 64;
 
@@ -344,7 +397,7 @@ struct PairStarts {
     first = from;
     count = out_c - from < kStartChannels ? out_c - from : kStartChannels;
     for (int32_t c = 0; c < count; ++c)
-      start[c] = (bias != nullptr ? bias[from + c] : 0) - zx * row_sum(w + (from + c) * n, n);
+      start[c] = (bias != nullptr ? bias[from + c] : 0) - zx * row_sum<TW>(w + (from + c) * n, n);
   }
 };
 
@@ -353,18 +406,18 @@ struct PairStarts {
 // (row 1, c), (row 1, c + 1)). An odd last channel is the block of c with itself: start[1] ==
 // start[0], w1 == w0 and `to` sending lanes 1 and 3 to the bytes of lanes 0 and 2 (the same
 // values twice: no predicate, whose constants GCC 12 miscompiles).
-template <typename T>
-__attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, const T* w0, const T* w1,
+template <typename T, typename TW, typename TY>
+__attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, const TW* w0, const TW* w1,
                                                       int32_t steps, int32_t tail, int32_t start0, int32_t start1,
                                                       float32x4_t scales, int32x4_t lo, int32x4_t hi,
-                                                      int32_t zero_point, uint32x4_t to, T* y) {
+                                                      int32_t zero_point, uint32x4_t to, TY* y) {
   Dots2x2 r{start0, start1, start0, start1};
   dot_2x2(x0, x1, w0, w1, steps, tail, r);
   const int32x4_t acc =
       vsetq_lane_s32(r.d11, vsetq_lane_s32(r.d10, vsetq_lane_s32(r.d01, vdupq_n_s32(r.d00), 1), 2), 3);
   int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scales));
   q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
-  if constexpr (std::is_same_v<T, int8_t>) {
+  if constexpr (std::is_same_v<TY, int8_t>) {
     vstrbq_scatter_offset_s32(y, to, q);
   } else {
     vstrbq_scatter_offset_u32(y, to, vreinterpretq_u32_s32(q));
@@ -376,9 +429,10 @@ __attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, 
 // dsp_matmul_distance): the channels two at a time over both rows, then an odd last channel;
 // each block's 4 (2) outputs are requantized in one vector and stored after all of x0 and x1
 // has been read for it. `starts` holds the first channels' starts on entry (refilled past them).
-template <typename T>
-inline void pair_times_weights(const T* x0, int32_t x_step, const T* w, int32_t n, int32_t out_c, int32_t zx,
-                               const Output& o, PairStarts& starts, T* y0, int32_t y_step) {
+// x in the weights' lanes, zx in their terms (kZeroPointShift added).
+template <typename T, typename TW, typename TY>
+inline void pair_times_weights(const T* x0, int32_t x_step, const TW* w, int32_t n, int32_t out_c, int32_t zx,
+                               const Output& o, PairStarts& starts, TY* y0, int32_t y_step) {
   const T* x1 = x0 + x_step;
   // Lanes: (row 0, channel c), (row 0, c + 1), (row 1, c), (row 1, c + 1).
   const uint32x4_t pair = vreinterpretq_u32_s32(vsetq_lane_s32(1, vsetq_lane_s32(1, vdupq_n_s32(0), 1), 3));
@@ -393,8 +447,8 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const T* w, int32_t 
     const int32_t count = starts.count;
     const float* scale = o.multipliers + group;
     const int32_t* start = starts.start;
-    const T* w0 = w + group * n;
-    T* y = y0 + group;
+    const TW* w0 = w + group * n;
+    TY* y = y0 + group;
     for (int32_t left = count >> 1; left > 0; --left) {
       const float32x4_t scales = per_channel ? vldrwq_gather_shifted_offset_f32(scale, pair) : tensor_scale;
       pair_block(x0, x1, w0, w0 + n, steps, tail, start[0], start[1], scales, lo, hi, zero_point, to, y);
@@ -418,20 +472,20 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const T* w, int32_t 
 // The order of the DSP matrix kernel (kernels.hpp, dsp_matmul_distance and
 // dsp_matmul_up_distance): the pairs from the first (from the last when kBackward), then an odd
 // row left over (the last row; row 0 when kBackward) alone; without pairs, the rows one by one
-// as the portable kernel takes them.
+// as the portable kernel takes them. The rows are read in the weights' lanes (flipped as loaded
+// when of the other signedness).
 template <bool kBackward, typename T, typename TW>
-inline void matmul(const T* x, const TW* w, int32_t rows, int32_t n, int32_t out_c, int32_t zx, int32_t zw,
-                   const Output& o, T* y, int32_t y_stride) {
+inline void matmul(const T* x, const TW* w, int32_t rows, int32_t n, int32_t out_c, int32_t input_zero_point,
+                   int32_t zw, const Output& o, T* y, int32_t y_stride) {
+  const int32_t zx = input_zero_point + kZeroPointShift<T, TW>;
   int32_t paired = 0;
-  if constexpr (std::is_same_v<T, TW>) {
-    if (zw == 0 && rows >= 2) {
-      PairStarts starts;
-      starts.fill(w, n, o.bias, zx, 0, out_c);
-      paired = rows & ~1;
-      for (int32_t i = 0; i < paired; i += 2) {
-        const int32_t r = kBackward ? rows - 2 - i : i;
-        pair_times_weights(x + r * n, n, w, n, out_c, zx, o, starts, y + r * y_stride, y_stride);
-      }
+  if (zw == 0 && rows >= 2) {
+    PairStarts starts;
+    starts.fill(w, n, o.bias, zx, 0, out_c);
+    paired = rows & ~1;
+    for (int32_t i = 0; i < paired; i += 2) {
+      const int32_t r = kBackward ? rows - 2 - i : i;
+      pair_times_weights(x + r * n, n, w, n, out_c, zx, o, starts, y + r * y_stride, y_stride);
     }
   }
   for (int32_t i = paired; i < rows; ++i) {
@@ -440,13 +494,19 @@ inline void matmul(const T* x, const TW* w, int32_t rows, int32_t n, int32_t out
   }
 }
 
-// n bytes copied or set, 16 at a time (the last vector predicated).
-template <typename T>
-inline void copy_bytes(T* to, const T* from, int32_t n) {
-  for (int32_t i = 0; i < n; i += 16) {
-    const mve_pred16_t m = vctp8q(n - i);
-    vstrbq_p_u8(reinterpret_cast<uint8_t*>(to + i), vldrbq_z_u8(reinterpret_cast<const uint8_t*>(from + i), m), m);
-  }
+// 16 bytes (those of predicate m) copied from `from` to `to`, each XORed with kXor (0x80: into
+// the other signedness, as lanes::load_as; 0: as they are).
+template <uint8_t kXor>
+inline void copy16(void* to, const void* from, mve_pred16_t m) {
+  uint8x16_t v = vldrbq_z_u8(static_cast<const uint8_t*>(from), m);
+  if constexpr (kXor != 0) v = veorq_u8(v, vdupq_n_u8(kXor));
+  vstrbq_p_u8(static_cast<uint8_t*>(to), v, m);
+}
+
+// n bytes copied (XORed with kXor) or set, 16 at a time (the last vector predicated).
+template <uint8_t kXor, typename T, typename TW>
+inline void copy_bytes(TW* to, const T* from, int32_t n) {
+  for (int32_t i = 0; i < n; i += 16) copy16<kXor>(to + i, from + i, vctp8q(n - i));
 }
 template <typename T>
 inline void fill_bytes(T* to, int32_t n, T value) {
@@ -563,14 +623,18 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   }
 }
 
-// The largest receptive field (kh * kw * in_c bytes) that the general conv gathers on the stack.
-constexpr int32_t kPatchBytes = 256;
+// The largest receptive field (kh * kw * in_c bytes) that the general conv gathers on the stack:
+// two pixels of a 3x3 layer of 16 channels (ResNet-8's first stack: in pairs of pixels, a third
+// fewer instructions than one at a time).
+constexpr int32_t kPatchBytes = 288;
 
-// The receptive field of output pixel (b, oy, ox) as len = kh * kw * in_c bytes at e, taps in
-// the padding holding the input zero point (so that they add nothing).
-template <typename T>
-inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy, int32_t ox, T* e) {
-  const T padding = static_cast<T>(p.input_zero_point);
+// The receptive field of output pixel (b, oy, ox) as len = kh * kw * in_c bytes at e, in the
+// weights' lanes (each byte's top bit flipped when T is not TW, as lanes::load_as), taps in the
+// padding holding the input zero point (so that they add nothing).
+template <typename TW, typename T>
+inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy, int32_t ox, TW* e) {
+  constexpr uint8_t kXor = std::is_same_v<T, TW> ? 0 : 0x80;
+  const TW padding = static_cast<TW>(p.input_zero_point ^ kXor);
   const int32_t row_bytes = p.kernel_w * p.in_c;
   int32_t kx_lo, kx_hi, ky_lo, ky_hi;
   const int32_t ix0 = ox * p.stride_w - p.pad_left, iy0 = oy * p.stride_h - p.pad_top;
@@ -582,10 +646,9 @@ inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy
     const int32_t x_step = p.dilation_h * p.in_w * p.in_c;
     if (row_bytes <= 16) {
       const mve_pred16_t m = vctp8q(row_bytes);
-      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step)
-        vstrbq_p_u8(reinterpret_cast<uint8_t*>(e), vldrbq_z_u8(reinterpret_cast<const uint8_t*>(x), m), m);
+      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step) copy16<kXor>(e, x, m);
     } else {
-      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step) copy_bytes(e, x, row_bytes);
+      for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step) copy_bytes<kXor>(e, x, row_bytes);
     }
     return;
   }
@@ -596,8 +659,8 @@ inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy
     } else if (p.dilation_w == 1) {
       // The taps of the row inside the image are one run of bytes; the rest is padding.
       fill_bytes(e, kx_lo * p.in_c, padding);
-      copy_bytes(e + kx_lo * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo) * p.in_c,
-                 (kx_hi - kx_lo) * p.in_c);
+      copy_bytes<kXor>(e + kx_lo * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo) * p.in_c,
+                       (kx_hi - kx_lo) * p.in_c);
       fill_bytes(e + kx_hi * p.in_c, (p.kernel_w - kx_hi) * p.in_c, padding);
     } else {
       for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
@@ -605,7 +668,7 @@ inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy
         if (ix < 0 || ix >= p.in_w) {
           fill_bytes(e + kx * p.in_c, p.in_c, padding);
         } else {
-          copy_bytes(e + kx * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c, p.in_c);
+          copy_bytes<kXor>(e + kx * p.in_c, in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c, p.in_c);
         }
       }
     }
@@ -615,7 +678,8 @@ inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy
 // General conv with one group and kh * kw * in_c <= kPatchBytes: the receptive field of each
 // output pixel gathered into a patch, then the patch is a row against all output channels; with
 // the weights' zero point 0 and a patch of at most half kPatchBytes, two pixels at a time (the
-// matrix kernels' pairs of rows). Reads: the input pixels of pixel p's taps (and of pixel p + 1's
+// matrix kernels' pairs of rows). The patch is gathered in the weights' lanes (flipped once
+// there, not at every load). Reads: the input pixels of pixel p's taps (and of pixel p + 1's
 // when in pairs); then writes y[p][0 .. out_c) (and y[p + 1]) in ascending order; pixels in
 // raster order.
 template <typename T, typename TW>
@@ -624,7 +688,8 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
   const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
   const int32_t pixels = p.batch * p.out_h * p.out_w;
-  alignas(16) T patch[kPatchBytes];
+  const int32_t zx = p.input_zero_point + kZeroPointShift<T, TW>;
+  alignas(16) TW patch[kPatchBytes];
   int32_t b = 0, oy = 0, ox = 0;  // pixel q
   auto advance = [&] {
     if (++ox == p.out_w) {
@@ -633,25 +698,78 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
     }
   };
   int32_t q = 0;
-  if constexpr (std::is_same_v<T, TW>) {
-    if (p.weight_zero_point == 0 && 2 * len <= kPatchBytes && pixels >= 2) {
-      PairStarts starts;
-      starts.fill(weights, len, bias, p.input_zero_point, 0, p.out_c);
-      for (; q + 2 <= pixels; q += 2) {
-        gather_patch(p, in, b, oy, ox, patch);
-        advance();
-        gather_patch(p, in, b, oy, ox, patch + len);
-        advance();
-        pair_times_weights(patch, len, weights, len, p.out_c, p.input_zero_point, o, starts,
-                           out + q * conv_out_stride(p), conv_out_stride(p));
-      }
+  if (p.weight_zero_point == 0 && 2 * len <= kPatchBytes && pixels >= 2) {
+    PairStarts starts;
+    starts.fill(weights, len, bias, zx, 0, p.out_c);
+    for (; q + 2 <= pixels; q += 2) {
+      gather_patch(p, in, b, oy, ox, patch);
+      advance();
+      gather_patch(p, in, b, oy, ox, patch + len);
+      advance();
+      pair_times_weights(patch, len, weights, len, p.out_c, zx, o, starts, out + q * conv_out_stride(p),
+                         conv_out_stride(p));
     }
   }
   for (; q < pixels; ++q) {
     gather_patch(p, in, b, oy, ox, patch);
     advance();
-    row_times_weights(patch, weights, len, p.out_c, p.input_zero_point, p.weight_zero_point, o,
-                      out + q * conv_out_stride(p));
+    row_times_weights(patch, weights, len, p.out_c, zx, p.weight_zero_point, o, out + q * conv_out_stride(p));
+  }
+}
+
+// General conv with one group, dilation_w 1 and a receptive field over kPatchBytes (ResNet-8's
+// 3x3 layers of 32 and 64 channels): each output pixel's taps inside the image are read where
+// they lie, one run of bytes per kernel row, against 4 output channels at a time; the taps
+// outside add nothing, so the sum is over the inside taps only: sum (x - zx)(w - zw) =
+// sum x w - zx sum w - zw sum x + n zx zw, with x in the weights' lanes (lanes::load_as) and zx
+// in their terms. Reads: pixel p's taps for channels c .. c + 3, then writes y[p][c .. c + 3];
+// channel blocks ascending, pixels in raster order (each write no sooner than the portable
+// kernel's, which reads the window again for every output channel).
+template <typename T, typename TW>
+inline void conv_runs(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                      const float* multipliers, T* out) {
+  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  const int32_t zx = p.input_zero_point + kZeroPointShift<T, TW>, zw = p.weight_zero_point;
+  const int32_t len = p.kernel_h * p.kernel_w * p.in_c, row_bytes = p.kernel_w * p.in_c;
+  const int32_t x_step = p.dilation_h * p.in_w * p.in_c;
+  for (int32_t b = 0; b < p.batch; ++b) {
+    for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      const int32_t iy0 = oy * p.stride_h - p.pad_top;
+      int32_t ky_lo, ky_hi;
+      conv_tap_range(iy0, p.dilation_h, p.kernel_h, p.in_h, ky_lo, ky_hi);
+      for (int32_t ox = 0; ox < p.out_w; ++ox) {
+        const int32_t ix0 = ox * p.stride_w - p.pad_left;
+        int32_t kx_lo, kx_hi;
+        conv_tap_range(ix0, 1, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        const int32_t rows = kx_lo < kx_hi ? ky_hi - ky_lo : 0, run = (kx_hi - kx_lo) * p.in_c;
+        const T* x = in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo) * p.in_c;
+        const int32_t w_first = (ky_lo * p.kernel_w + kx_lo) * p.in_c;
+        int32_t x_term = 0;
+        if (zw != 0) {
+          for (int32_t r = 0; r < rows; ++r) x_term += -zw * row_sum<TW>(x + r * x_step, run) + run * zx * zw;
+        }
+        T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
+        for (int32_t c = 0; c < p.out_c; c += 4) {
+          const int32_t count = p.out_c - c < 4 ? p.out_c - c : 4;
+          const TW* w0 = weights + c * len + w_first;
+          const TW* w1 = count > 1 ? w0 + len : w0;
+          const TW* w2 = count > 2 ? w0 + 2 * len : w0;
+          const TW* w3 = count > 3 ? w0 + 3 * len : w0;
+          Sums4 s;
+          using V = decltype(lanes::load(w0));
+          for (int32_t r = 0; r < rows; ++r) {
+            const int32_t wr = r * row_bytes;
+            over_row(x + r * x_step, w0 + wr, w1 + wr, w2 + wr, w3 + wr, run,
+                     [&](V xv, V v0, V v1, V v2, V v3) { step_general(xv, v0, v1, v2, v3, s); });
+          }
+          const int32x4_t acc = vsetq_lane_s32(
+              s.a3 - zx * s.s3,
+              vsetq_lane_s32(s.a2 - zx * s.s2, vsetq_lane_s32(s.a1 - zx * s.s1, vdupq_n_s32(s.a0 - zx * s.s0), 1), 2),
+              3);
+          o.store(vaddq_n_s32(acc, x_term), c, count, y);
+        }
+      }
+    }
   }
 }
 
@@ -692,22 +810,17 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
   }
 }
 
-// The MVE kernels; same contract as the portable ones (kernels.hpp). Activations and weights of
-// the same signedness (VMLADAV multiplies like with like); the others take the portable loops.
-template <typename T, typename TW>
-constexpr bool kSameSignedness = std::is_same_v<T, TW>;
+// The MVE kernels; same contract as the portable ones (kernels.hpp), for every pair of
+// activation and weight types (of different signedness: the activations flipped into the
+// weights', see the top of this file).
 
 // Pointwise: each pixel is a row against all output channels (the matrix kernel's order).
 template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
-  if constexpr (!kSameSignedness<T, TW>) {
-    portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-  } else {
-    const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-    matmul<kBackward>(in, weights, p.batch * p.in_h * p.in_w, p.in_c, p.out_c, p.input_zero_point,
-                      p.weight_zero_point, o, out, conv_out_stride(p));
-  }
+  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  matmul<kBackward>(in, weights, p.batch * p.in_h * p.in_w, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point,
+                    o, out, conv_out_stride(p));
 }
 
 // Depthwise: see impl::conv_depthwise for the read/write order.
@@ -721,18 +834,18 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   }
 }
 
-// General conv: see impl::conv_patch for the read/write order (forwards only).
+// General conv: see impl::conv_patch and impl::conv_runs for the read/write orders (forwards
+// only); grouped convolutions, and large receptive fields with dilation_w > 1, take the
+// portable loop.
 template <typename T, typename TW>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                          const float* multipliers, T* out) {
-  if constexpr (!kSameSignedness<T, TW>) {
-    portable::conv_general(p, in, weights, bias, multipliers, out);
+  if (p.groups == 1 && p.kernel_h * p.kernel_w * p.in_c <= impl::kPatchBytes) {
+    impl::conv_patch(p, in, weights, bias, multipliers, out);
+  } else if (p.groups == 1 && p.dilation_w == 1) {
+    impl::conv_runs(p, in, weights, bias, multipliers, out);
   } else {
-    if (p.groups == 1 && p.kernel_h * p.kernel_w * p.in_c <= impl::kPatchBytes) {
-      impl::conv_patch(p, in, weights, bias, multipliers, out);
-    } else {
-      portable::conv_general(p, in, weights, bias, multipliers, out);
-    }
+    portable::conv_general(p, in, weights, bias, multipliers, out);
   }
 }
 
@@ -740,13 +853,9 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
 template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
-  if constexpr (!kSameSignedness<T, TW>) {
-    portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-  } else {
-    const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-    matmul<kBackward>(in, weights, p.rows, p.in_features, p.out_features, p.input_zero_point, p.weight_zero_point,
-                      o, out, p.out_features);
-  }
+  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  matmul<kBackward>(in, weights, p.rows, p.in_features, p.out_features, p.input_zero_point, p.weight_zero_point, o,
+                    out, p.out_features);
 }
 
 // ---------------------------------------------------------------------------

@@ -453,8 +453,11 @@ int main() {
   return 3;
 #else
   all_cases<int8_t, int8_t>(150);
-  all_cases<uint8_t, int8_t>(150);
+  all_cases<uint8_t, int8_t>(150);  // ONNX Runtime's default: uint8 activations, int8 weights
   all_cases<uint8_t, uint8_t>(100);
+  // Activations and weights of different signedness the other way round (Helium flips the
+  // activations into the weights' signedness, +128 here and -128 for uint8 with int8).
+  all_cases<int8_t, uint8_t>(50);
   tf_puts("TIGHTFIT");
   tf_figure("kernel_cases", cases);
   tf_figure("mismatches", mismatches);
