@@ -92,14 +92,23 @@ class Importer : public Translator {
 
   // Integer tensors no consumer ever quantized (raw accumulators of ConvInteger/MatMulInteger,
   // integer graph inputs feeding only data movement) keep the identity quantization: scale 1,
-  // zero point 0; an int32 one stays "not quantized".
+  // zero point 0; an int32 one stays "not quantized". A copy made by data movement (Concat, Pad,
+  // Reshape, ...) from a tensor a later consumer quantized takes that quantization: the copy
+  // holds the same integers, and a Concat requantizes an input quantized otherwise than its output.
   void finish_pending_quantization() {
-    for (std::size_t i = 0; i < out_.tensors.size(); ++i) {
+    for (std::size_t i = 0; i < out_.tensors.size(); ++i) {  // sources come before their copies
       if (!pending_[i]) continue;
       ir::Tensor& t = out_.tensors[i];
       if (t.dtype == ir::DType::Int32) continue;
       t.quantized = true;
       t.quant = ir::Quant{{1.0f}, {0}, -1};
+      const std::vector<ir::TensorId>& sources = pending_sources_[i];
+      if (sources.empty()) continue;
+      t.quant = out_.tensors[sources[0]].quant;
+      for (const ir::TensorId source : sources)
+        if (!same_quant(out_.tensors[source].quant, t.quant))
+          throw Error(fmt::format("tensor '{}' copies integer tensors that later operators quantize differently ('{}' and '{}')",
+                                  t.name, out_.tensors[sources[0]].name, out_.tensors[source].name));
     }
   }
 
