@@ -10,7 +10,10 @@
 # QDQ float path (graph optimizations disabled, models/dump.mjs) in output LSBs, on one
 # input drawn like the calibration inputs but not among them; and the same model quantized with
 # 7-bit weights against ONNX Runtime's fused integer path ('all'), whose u8s8 kernels saturate
-# with 8-bit weights on CPUs without VNNI (models/README.md); and, when qemu-system-arm and
+# with 8-bit weights on CPUs without VNNI (models/README.md); on a CPU with VNNI (lscpu), also the
+# 8-bit model against 'all', with the operators ORT's optimized graph still runs in float
+# between a DequantizeLinear and a QuantizeLinear (— when it fused the whole model into integer
+# kernels, where tightfit must equal it exactly); and, when qemu-system-arm and
 # arm-none-eabi-g++ are installed, `tightfit run --target mps2-an386` (Cortex-M4 in QEMU) against
 # the same ORT output, with its instructions per inference.
 #   bench/torch_models.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, BUILD_DIR/torch_models)
@@ -24,6 +27,7 @@ mkdir -p "$out"
 /usr/bin/python3 "$root/models/torchvision_models.py" "$out" 2>&1 | grep -v -i warning
 
 all_off=(--no-overlap --no-reorder --no-fold-pad --no-zero-copy-concat)
+vnni=0; lscpu | grep -q vnni && vnni=1
 compiled=()
 for info in "$out"/*.json; do
   name=$(basename "$info" .json)
@@ -44,11 +48,15 @@ for info in "$out"/*.json; do
     rm -rf "$out/$name.run" "$out/$name.ort" && mkdir -p "$out/$name.run" "$out/$name.ort"
     "$tightfit" run "$model" --input "$out/$name.input_0.npy" --output-dir "$out/$name.run" >/dev/null
     node "$root/models/dump.mjs" "$model" "$out/$name.ort" "$out/$name.input_0.npy"
+    if [ "$vnni" = 1 ]; then
+      rm -rf "$out/$name.ort_all" && mkdir -p "$out/$name.ort_all"
+      node "$root/models/dump.mjs" --all --save-optimized "$model" "$out/$name.ort_all" "$out/$name.input_0.npy"
+    fi
     compiled+=("$name")
     if command -v qemu-system-arm >/dev/null && command -v arm-none-eabi-g++ >/dev/null; then
       rm -rf "$out/$name.m4" && mkdir -p "$out/$name.m4"
       "$tightfit" run "$model" --input "$out/$name.input_0.npy" --output-dir "$out/$name.m4" \
-        --target mps2-an386 >"$out/$name.m4/log.txt"
+        --target mps2-an386 >"$out/$name.m4/log.txt" 2>"$out/$name.m4/error.txt" || true
     fi
   fi
 done
@@ -80,6 +88,27 @@ def float_ops(model):
     return ', '.join(f'{op} ({k})' for op, k in sorted(c.items())) or '—'
 
 
+def left_float(optimized):
+    """The operators of ORT's optimized graph that run in float: those a DequantizeLinear
+    feeds, up to the next QuantizeLinear (— when ORT fused the whole model into integer
+    kernels)."""
+    g = onnx.load(optimized).graph
+    consumers = collections.defaultdict(list)
+    for n in g.node:
+        for i in n.input:
+            consumers[i].append(n)
+    seen, work = set(), [o for n in g.node if n.op_type == 'DequantizeLinear' for o in n.output]
+    c = collections.Counter()
+    while work:
+        for n in consumers[work.pop()]:
+            if n.op_type == 'QuantizeLinear' or id(n) in seen:
+                continue
+            seen.add(id(n))
+            c[n.op_type] += 1
+            work.extend(n.output)
+    return ', '.join(f'{op} ({k})' for op, k in sorted(c.items())) or '—'
+
+
 def output_scale(model):
     """The scale of the last DequantizeLinear before the output (float ops such as a
     Flatten that ORT's quantizer leaves out may follow it)."""
@@ -93,8 +122,9 @@ def output_scale(model):
 
 
 print('| model | parameters | left float by the quantizer | refused operators (nodes) | arena | `--no-overlap --no-reorder` '
-      '| all switches off | TFLite Micro greedy | lower bound | vs ORT (LSB) | 7-bit weights vs ORT fused (LSB) | Cortex-M4 (QEMU) vs ORT (LSB) | M4 instructions |')
-print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+      '| all switches off | TFLite Micro greedy | lower bound | vs ORT (LSB) | 7-bit weights vs ORT fused (LSB) '
+      '| ORT fused leaves float | vs ORT fused, VNNI (LSB) | Cortex-M4 (QEMU) vs ORT (LSB) | M4 instructions |')
+print('|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|')
 for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
     name = os.path.basename(info_path)[:-5]
     if '.' in name:
@@ -113,7 +143,7 @@ for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
         err = open(os.path.join(out, f'{name}.compiled', 'default.err')).read().strip()
         cells[3] = 'none; compile stops at ' + err.split('.qdq.onnx: ', 1)[-1]
     if r is None:
-        cells += ['—'] * 9
+        cells += ['—'] * 11
     else:
         cells += [f"{reports[v]['arena_bytes']:,}" if reports[v] else 'fails'
                   for v in ('default', 'no-overlap-no-reorder', 'all-off')]
@@ -122,6 +152,14 @@ for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
             ours = np.load(os.path.join(d, f'{name}.run', 'output_0.npy'))
             ort = np.load(os.path.join(d, f'{name}.ort', 'output.npy'))
             cells.append(f'{np.abs(ours - ort).max() / output_scale(os.path.join(d, name + ".qdq.onnx")):.0f}')
+        fused = os.path.join(out, f'{name}.ort_all')
+        if os.path.exists(os.path.join(fused, 'optimized.onnx')):
+            ours = np.load(os.path.join(out, f'{name}.run', 'output_0.npy'))
+            ort = np.load(os.path.join(fused, 'output.npy'))
+            cells += [left_float(os.path.join(fused, 'optimized.onnx')),
+                      f'{np.abs(ours - ort).max() / output_scale(os.path.join(out, name + ".qdq.onnx")):.0f}']
+        else:
+            cells += ['no VNNI'] * 2
         m4 = os.path.join(out, f'{name}.m4')
         if os.path.exists(os.path.join(m4, 'output_0.npy')):
             ours = np.load(os.path.join(m4, 'output_0.npy'))
@@ -129,6 +167,11 @@ for info_path in sorted(glob.glob(os.path.join(out, '*.json'))):
             cells.append(f'{np.abs(ours - ort).max() / output_scale(os.path.join(out, name + ".qdq.onnx")):.0f}')
             speed = re.search(r'(\d+) instructions per inference', open(os.path.join(m4, 'log.txt')).read())
             cells.append(f'{int(speed.group(1)):,}' if speed else '?')
+        elif os.path.exists(os.path.join(m4, 'error.txt')):  # did not build for the board
+            why = open(os.path.join(m4, 'error.txt')).read()
+            overflow = re.search(r"region `(\w+)' overflowed by (\d+) bytes", why)
+            cells += [f'does not fit: {overflow.group(1)} short by {int(overflow.group(2)):,} B' if overflow
+                      else why.strip().split(': ', 2)[-1], '—']
         else:
             cells += ['not run'] * 2
     print('| ' + ' | '.join(cells) + ' |')

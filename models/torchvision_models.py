@@ -89,6 +89,8 @@ MODELS = {
     'squeezenet1_1': (lambda: torchvision.models.squeezenet1_1(num_classes=10), (1, 3, 96, 96)),
     'shufflenet_v2_x0_5': (lambda: torchvision.models.shufflenet_v2_x0_5(num_classes=10), (1, 3, 96, 96)),
     'mnasnet0_5': (lambda: torchvision.models.mnasnet0_5(num_classes=10), (1, 3, 96, 96)),
+    # 4.0 M parameters: more int8 weights than the 4 MB flash of the QEMU boards hold.
+    'efficientnet_b0': (lambda: torchvision.models.efficientnet_b0(num_classes=10), (1, 3, 96, 96)),
     'dscnn_torch': (DSCNN, (1, 1, 49, 10)),
     'unet_torch': (UNet, (1, 3, 64, 64)),
 }

@@ -32,6 +32,9 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
                "Keep every Pad as a copy of its own (default: a Pad read only by a Conv or pool becomes its padding)");
   cmd.add_flag("--no-zero-copy-concat", o.no_zero_copy_concat,
                "Let every Concat copy its inputs (default: their producers write them in place where they can)");
+  cmd.add_flag("--no-tiling", o.no_tiling,
+               "Never run a stage in row bands (default: when the plan does not fit under --max-ram, the stage that "
+               "fits with the fewest MACs added does)");
 }
 
 namespace {
@@ -55,6 +58,7 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   c.overlap = !o.no_overlap;
   c.fold_pad = !o.no_fold_pad;
   c.zero_copy_concat = !o.no_zero_copy_concat;
+  c.tiling = !o.no_tiling;
   if (!c.weights_section.empty()) check_section_name_usage(c.weights_section, "--weights-section");
   if (!c.arena_section.empty()) check_section_name_usage(c.arena_section, "--arena-section");
   static const std::regex kPin("(.+)=([^:]+):(.+)");

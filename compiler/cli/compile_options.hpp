@@ -20,6 +20,7 @@ struct CompileCommandOptions {
   bool no_overlap = false;
   bool no_fold_pad = false;
   bool no_zero_copy_concat = false;
+  bool no_tiling = false;
 };
 
 void add_compile_options(CLI::App& cmd, CompileCommandOptions& options);

@@ -270,18 +270,38 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
 
 std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
-// Runs a shell command with its output in `log`; on failure throws the log's first error line.
-void run_logged(const std::string& command, const fs::path& log, const std::string& what) {
-  if (interrupt::run_shell(command + " > " + shell_quoted(log.string()) + " 2>&1") == 0) return;
+// A build that failed. Its message names the build log, so the folder holding it is kept even
+// when it is a temporary one.
+struct BuildFailed : Error {
+  using Error::Error;
+};
+
+// The line of a failed build's log that says why: the linker's own message (by how much a region
+// overflowed, else its first line: an undefined reference, say) rather than collect2's "ld
+// returned 1", or else the first error.
+std::string failure_line(const fs::path& log) {
   const std::vector<std::uint8_t> bytes = read_file(log);
-  std::string text(bytes.begin(), bytes.end()), line;
+  const std::string text(bytes.begin(), bytes.end());
+  std::string linker, first_error;
   for (std::size_t at = 0; at < text.size();) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
-    line = text.substr(at, end - at);
-    if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos) break;
+    const std::string line = text.substr(at, end - at);
     at = end + 1;
+    if (line.find("overflowed by") != std::string::npos) return line;  // how much does not fit
+    if (linker.empty() && (line.find("/ld: ") != std::string::npos || line.rfind("ld: ", 0) == 0)) linker = line;
+    if (first_error.empty() && line.find("collect2") == std::string::npos &&
+        (line.find("error") != std::string::npos || line.find("Error") != std::string::npos))
+      first_error = line;
   }
-  throw Error(fmt::format("run: {} failed: {} (log: {})", what, line, log.string()));
+  if (!linker.empty()) return linker;
+  return first_error.empty() ? "see the log" : first_error;
+}
+
+// Runs a shell command with its output in `log`; on failure throws BuildFailed with the log's
+// failure_line().
+void run_logged(const std::string& command, const fs::path& log, const std::string& what) {
+  if (interrupt::run_shell(command + " > " + shell_quoted(log.string()) + " 2>&1") == 0) return;
+  throw BuildFailed(fmt::format("run: {} failed: {} (log: {})", what, failure_line(log), log.string()));
 }
 
 // `--target`: builds firmware/run for the board with the inputs in flash, runs it in QEMU, writes
@@ -315,6 +335,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (!compile.overlap) extra += "--no-overlap;";
   if (!compile.fold_pad) extra += "--no-fold-pad;";
   if (!compile.zero_copy_concat) extra += "--no-zero-copy-concat;";
+  if (!compile.tiling) extra += "--no-tiling;";
   extra += fmt::format("--time-limit;{};--alignment;{}", compile.time_limit_seconds, compile.alignment);
   const fs::path build = dir / "firmware";
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
@@ -443,6 +464,34 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   fmt::print("report with these figures: {0}/{1}.report.txt (.json, .html)\n", options.output_dir, name);
 }
 
+// Builds the generated code with the harness for the host, runs it and writes its outputs.
+void run_on_host(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
+                 const fs::path& dir) {
+  driver::write_outputs(model, dir.string(), compile.name);
+  write_file((dir / "harness.cpp").string(), harness(model, compile.name, compile.io_in_arena));
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) stage_input(model, i, options.inputs[i], dir);
+
+  const char* cxx = std::getenv("CXX");
+  // TIGHTFIT_HOST_CXXFLAGS: extra flags for the host build, e.g. sanitizers (tests/sanitize).
+  const char* extra_flags = std::getenv("TIGHTFIT_HOST_CXXFLAGS");
+  const std::string runtime = (source_dir() / "runtime" / "include").string();
+  const fs::path program = dir / "model";
+  const std::string build = fmt::format(
+      "{} -std=c++17 -O2 -ffp-contract=off -fno-fast-math -fno-exceptions -fno-rtti -Wall -Wextra -Werror {} "
+      "-I{} -I{} {} {} -o {}",
+      cxx ? cxx : "c++", extra_flags ? extra_flags : "", shell_quoted(runtime), shell_quoted(dir.string()), shell_quoted((dir / (compile.name + ".cpp")).string()),
+      shell_quoted((dir / "harness.cpp").string()), shell_quoted(program.string()));
+  run_logged(build, dir / "build.log", "building the generated code with the host compiler");
+  if (interrupt::run_shell(shell_quoted(program.string()) + " " + shell_quoted(dir.string())) != 0)
+    throw Error("run: the generated program failed on the host");
+
+  std::vector<npy::Array> outputs;
+  for (std::size_t i = 0; i < model.graph.outputs.size(); ++i) outputs.push_back(host_output(model, i, dir));
+  write_files(options.output_dir, output_files(outputs));
+  fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", compile.model, model.plan.peak,
+             plan::status_name(model.plan.status), model.graph.outputs.size(), options.output_dir);
+}
+
 void run_model(const RunOptions& options) {
   const driver::CompileOptions compile = finish_compile_options(options.compile);
   if (options.inputs.empty()) throw Error("run: give the model's inputs with --input FILE.npy", kExitUsage);
@@ -476,36 +525,15 @@ void run_model(const RunOptions& options) {
     }
   } cleanup{dir, temporary};
 
-  if (!options.target.empty()) return run_on_target(options, compile, model, dir);
-
-  driver::write_outputs(model, dir.string(), compile.name);
-  write_file((dir / "harness.cpp").string(), harness(model, compile.name, compile.io_in_arena));
-  for (std::size_t i = 0; i < options.inputs.size(); ++i) stage_input(model, i, options.inputs[i], dir);
-
-  const char* cxx = std::getenv("CXX");
-  // TIGHTFIT_HOST_CXXFLAGS: extra flags for the host build, e.g. sanitizers (tests/sanitize).
-  const char* extra_flags = std::getenv("TIGHTFIT_HOST_CXXFLAGS");
-  const std::string runtime = (source_dir() / "runtime" / "include").string();
-  const fs::path program = dir / "model";
-  const std::string build = fmt::format(
-      "{} -std=c++17 -O2 -ffp-contract=off -fno-fast-math -fno-exceptions -fno-rtti -Wall -Wextra -Werror {} "
-      "-I{} -I{} {} {} -o {} > {} 2>&1",
-      cxx ? cxx : "c++", extra_flags ? extra_flags : "", shell_quoted(runtime), shell_quoted(dir.string()), shell_quoted((dir / (compile.name + ".cpp")).string()),
-      shell_quoted((dir / "harness.cpp").string()), shell_quoted(program.string()), shell_quoted((dir / "build.log").string()));
-  if (interrupt::run_shell(build) != 0) {
-    const std::vector<std::uint8_t> log = read_file(dir / "build.log");
-    std::string first(log.begin(), log.end());
-    first = first.substr(0, first.find('\n'));
-    throw Error(fmt::format("run: the generated code did not build with the host compiler: {}", first));
+  try {
+    if (options.target.empty())
+      run_on_host(options, compile, model, dir);
+    else
+      run_on_target(options, compile, model, dir);
+  } catch (const BuildFailed&) {
+    cleanup.active = false;  // its message names the build log in the folder
+    throw;
   }
-  if (interrupt::run_shell(shell_quoted(program.string()) + " " + shell_quoted(dir.string())) != 0)
-    throw Error("run: the generated program failed on the host");
-
-  std::vector<npy::Array> outputs;
-  for (std::size_t i = 0; i < model.graph.outputs.size(); ++i) outputs.push_back(host_output(model, i, dir));
-  write_files(options.output_dir, output_files(outputs));
-  fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", compile.model, model.plan.peak,
-             plan::status_name(model.plan.status), model.graph.outputs.size(), options.output_dir);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 
 
@@ -20,6 +21,7 @@
 #include "import/onnx_import.hpp"
 #include "ops/operator.hpp"
 #include "plan/validate.hpp"
+#include "passes/passes.hpp"
 #include "report/report.hpp"
 #include "schedule/channels_last.hpp"
 #include "util/write_files.hpp"
@@ -136,6 +138,34 @@ struct Scheduled {
   plan::Plan plan;
 };
 
+// A schedule planned for the untiled arena (step 3 of compile_model()): which Concat inputs are
+// written in place and the order of the nodes. Tiling searches each of them, not only the one whose
+// untiled arena is least: a schedule with a larger untiled arena can leave a peak that row bands
+// take away better, and a shrunk model may pick another schedule than its original
+// (docs/tiling.md, "Predictable in the model's size").
+struct ScheduleChoice {
+  std::vector<bool> in_place;  // by index in passes::zero_copy_candidates()
+  std::vector<int> order;      // file indices in execution order
+  OrderChoice order_choice;    // the order search that gave it, its moved nodes those of `order`
+};
+
+// `graph` (channels-last, in file order) with the Concat inputs `in_place` marks written in place.
+ir::Graph with_in_place(const ir::Graph& graph, const std::vector<passes::InPlaceInput>& in_place_inputs,
+                        const std::vector<bool>& in_place) {
+  ir::Graph result = graph;
+  for (std::size_t k = 0; k < in_place_inputs.size(); ++k)
+    if (in_place[k]) passes::write_in_place(result, in_place_inputs[k]);
+  return result;
+}
+
+// `graph` (channels-last, in file order) with `choice`'s Concat inputs written in place, in its order.
+ir::Graph scheduled_graph(const ir::Graph& graph, const std::vector<passes::InPlaceInput>& in_place_inputs,
+                          const ScheduleChoice& choice) {
+  ir::Graph scheduled = with_in_place(graph, in_place_inputs, choice.in_place);
+  schedule::reorder_nodes(scheduled, choice.order);
+  return scheduled;
+}
+
 // One buffer per tensor that needs memory, plus kernel scratch, live over the graph's node order.
 schedule::Lifetimes lifetimes_of(const CompileOptions& options, const ir::Graph& graph) {
   schedule::LifetimeOptions lifetime_options;
@@ -150,16 +180,25 @@ schedule::Lifetimes lifetimes_of(const CompileOptions& options, const ir::Graph&
 }
 
 Scheduled schedule_and_plan(const CompileOptions& options, const ir::Graph& graph, const std::vector<int>& order,
-                            const std::vector<RegionSpec>& regions, const std::vector<PinSpec>& pins, double seconds) {
+                            const std::vector<RegionSpec>& regions, const std::vector<PinSpec>& pins, double seconds,
+                            std::int64_t node_budget = 0) {
   Scheduled s{order, graph, {}, {}, {}};
   schedule::reorder_nodes(s.graph, order);
   s.lifetimes = lifetimes_of(options, s.graph);
   s.problem = make_problem(options, s.lifetimes, s.graph, regions, pins);
   plan::Options plan_options;
   plan_options.time_limit_seconds = seconds;
+  plan_options.node_budget = node_budget;
   plan_options.on_progress = options.on_plan_progress;
   s.plan = plan::solve(s.problem, plan_options);
   return s;
+}
+
+// The nodes of `order` (file indices in execution order) not at their file position.
+int moved_nodes(const std::vector<int>& order) {
+  int moved = 0;
+  for (std::size_t step = 0; step < order.size(); ++step) moved += order[step] != static_cast<int>(step);
+  return moved;
 }
 
 // Whether plan `a` beats `b`: it fits under the caps where `b` does not, or takes fewer bytes;
@@ -173,9 +212,11 @@ bool better_plan(const plan::Plan& a, const plan::Plan& b, bool a_in_file_order)
 // The order and the plan of one graph, solved together: the order search (schedule/order.hpp)
 // gives the order with the least live-sum bound; the exact planner places the buffers of that
 // order, of the file order and, when the first misses its bound, of another order tied with it,
-// and the smallest arena wins (the file order on a tie). They share `seconds`.
+// and the smallest arena wins (the file order on a tie). They share `seconds`. Every order planned
+// is appended to `planned_orders` when given.
 Scheduled order_and_plan(const CompileOptions& options, const ir::Graph& graph, const std::vector<RegionSpec>& regions,
-                         const std::vector<PinSpec>& pins, double seconds, OrderChoice& order) {
+                         const std::vector<PinSpec>& pins, double seconds, OrderChoice& order,
+                         std::int64_t node_budget = 0, std::vector<std::vector<int>>* planned_orders = nullptr) {
   order = OrderChoice{};
   std::vector<int> file_order(graph.nodes.size());
   for (std::size_t v = 0; v < file_order.size(); ++v) file_order[v] = static_cast<int>(v);
@@ -199,17 +240,226 @@ Scheduled order_and_plan(const CompileOptions& options, const ir::Graph& graph, 
     if (c == tied && chosen->plan.peak <= chosen->plan.lower_bound) break;
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double share = std::max(0.0, seconds - spent) / static_cast<double>(candidates.size() - c);
-    Scheduled s = schedule_and_plan(options, graph, candidates[c], regions, pins, share);
+    Scheduled s = schedule_and_plan(options, graph, candidates[c], regions, pins, share, node_budget);
     ++order.candidates;
+    if (planned_orders) planned_orders->push_back(candidates[c]);
     if (candidates[c] == file_order) {
       order.file_order_bound_bytes = plan::live_sum_lower_bound(s.problem);
       order.file_order_arena_bytes = s.plan.peak;
     }
     if (!chosen || better_plan(s.plan, chosen->plan, candidates[c] == file_order)) chosen = std::move(s);
   }
-  for (std::size_t step = 0; step < chosen->order.size(); ++step)
-    order.moved_nodes += chosen->order[step] != static_cast<int>(step);
+  order.moved_nodes = moved_nodes(chosen->order);
   return std::move(*chosen);
+}
+
+// ----- Patch-based execution (passes/tile.cpp) ------------------------------------------------
+
+// The numbers of row bands tried for a stage.
+constexpr int kBandCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
+// Plans the cap's search may make before it settles, and the levels of the RAM-against-cost table.
+constexpr std::size_t kTilingPlans = 16, kCostLevels = 8;
+// Plans the search for the least arena may make (it stops earlier at the first bound not below it).
+constexpr std::size_t kLeastPlans = 64;
+// The planner's search nodes per round for those plans: a budget of counts, not of time, so that
+// the same model gives the same table and the same choice on a busy machine (the time limit stays
+// as a safety).
+constexpr std::int64_t kTilingNodeBudget = 1 << 10;
+
+struct TilingCandidate {
+  std::size_t schedule = 0;  // the schedule it tiles, by index in tile_to_fit()'s `schedules`
+  passes::Stage stage;
+  std::int64_t extra_macs = 0;
+  std::uint64_t bound = 0;  // the live-sum bound of the tiled graph in its order: no plan of it is smaller
+};
+
+// Per step of `lifetimes`' schedule, the bytes live there less the most its overlap pair could
+// share: no plan of that schedule has a step below it.
+std::vector<std::uint64_t> least_live_bytes(const schedule::Lifetimes& lifetimes, std::size_t steps) {
+  const plan::Problem& p = lifetimes.problem;
+  std::vector<std::uint64_t> live(steps, 0);
+  for (const plan::Buffer& b : p.buffers)
+    for (int v = b.first_step; v <= b.last_step; ++v) live[static_cast<std::size_t>(v)] += b.size;
+  for (std::size_t k = 0; k < p.overlaps.size(); ++k) {
+    const plan::Overlap& o = p.overlaps[k];
+    const std::uint64_t out = p.buffers[o.output].size, in = p.buffers[o.input].size;
+    const std::uint64_t shared = std::max(o.below && *o.below < out ? std::min(out - *o.below, in) : 0,
+                                          o.above && *o.above < in ? std::min(in - *o.above, out) : 0);
+    live[static_cast<std::size_t>(lifetimes.overlap_step[k])] -= shared;
+  }
+  return live;
+}
+
+// Every stage (the nodes of a run of steps, passes::stage_of_steps()) in every band count of the
+// scheduled `graph`, with the MACs it adds and the bound it leaves. Only stages that can bring the
+// bound below `arena`: the bands replace the stage's steps, and every step outside them keeps what
+// is live there, so each step that needs `arena` bytes or more must lie inside. Stages that would
+// take away a pinned tensor are left out.
+std::vector<TilingCandidate> tiling_candidates(const CompileOptions& options, const ir::Graph& graph,
+                                               const std::vector<PinSpec>& pins, std::uint64_t arena) {
+  ir::Graph shapes = graph;  // what the bound needs: no weights
+  for (ir::Tensor& t : shapes.tensors)
+    if (t.is_constant) std::vector<std::uint8_t>().swap(t.data);
+  std::map<std::string, int> step_of;
+  for (std::size_t v = 0; v < shapes.nodes.size(); ++v) step_of[shapes.nodes[v].name] = static_cast<int>(v);
+  const std::vector<std::uint64_t> live = least_live_bytes(lifetimes_of(options, shapes), shapes.nodes.size());
+  int first_high = static_cast<int>(live.size()), last_high = -1;  // the steps that need `arena` or more
+  for (std::size_t v = 0; v < live.size(); ++v)
+    if (live[v] >= arena) first_high = std::min(first_high, static_cast<int>(v)), last_high = static_cast<int>(v);
+  std::vector<TilingCandidate> candidates;
+  for (int first = 0; first <= first_high; ++first) {
+    for (int last = std::max(first + 1, last_high); last < static_cast<int>(shapes.nodes.size()); ++last) {
+      const std::optional<passes::Stage> stage = passes::stage_of_steps(shapes, first, last);
+      if (!stage) continue;
+      // The tensors inside the stage are replaced by bands: none may be pinned.
+      if (std::any_of(stage->nodes.begin(), stage->nodes.end() - 1, [&](const std::string& n) {
+            const std::string& inside = shapes.tensors[shapes.nodes[step_of[n]].outputs[0]].name;
+            return std::any_of(pins.begin(), pins.end(), [&](const PinSpec& p) { return p.tensor == inside; });
+          }))
+        continue;
+      // A count above the output's rows becomes one band per row: a shorter image keeps every
+      // band height a taller one has (band counts are discrete; heights must not be).
+      const std::int64_t rows = shapes.tensors[shapes.nodes[step_of[stage->nodes.back()]].outputs[0]].shape[1];
+      std::set<int> counts;
+      for (const int bands : kBandCounts) counts.insert(static_cast<int>(std::min<std::int64_t>(bands, rows)));
+      for (const int bands : counts) {
+        ir::Graph tiled = shapes;
+        const std::optional<passes::TiledStage> done = passes::tile_stage(tiled, {stage->nodes, bands});
+        if (!done) continue;
+        candidates.push_back({0, done->stage, done->tiled_macs - done->macs,
+                              plan::live_sum_lower_bound(lifetimes_of(options, tiled).problem)});
+      }
+    }
+  }
+  return candidates;
+}
+
+// `graph` (scheduled, its Concat inputs chosen) with `stage` in row bands, planned.
+Scheduled plan_tiled(const CompileOptions& options, ir::Graph graph, const passes::Stage& stage,
+                     const std::vector<RegionSpec>& regions, const std::vector<PinSpec>& pins, double seconds,
+                     passes::TiledStage& tiled) {
+  tiled = *passes::tile_stage(graph, stage);  // a candidate of tiling_candidates(): it tiles
+  std::vector<int> order(graph.nodes.size());
+  for (std::size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
+  return schedule_and_plan(options, graph, order, regions, pins, seconds, kTilingNodeBudget);
+}
+
+// Step 5 of compile_model(): `chosen` is the untiled plan, of `schedules[0]`; replaced by a tiled one
+// when that is what fits under the caps. The candidates are the stages of every schedule in
+// `schedules` (each of m.graph), so the least arena is the least over them. Fills m.tiled and
+// m.ram_vs_cost; returns the index in `schedules` of the plan kept.
+std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::optional<Scheduled>& chosen,
+                        const std::vector<ScheduleChoice>& schedules,
+                        const std::vector<passes::InPlaceInput>& in_place_inputs, const std::vector<PinSpec>& pins) {
+  const std::uint64_t untiled_arena = chosen->plan.peak;
+  auto base = [&](std::size_t schedule) { return scheduled_graph(m.graph, in_place_inputs, schedules[schedule]); };
+  // Fewest extra MACs first, then least bound; on a tie the schedule listed first (the untiled plan's).
+  std::vector<TilingCandidate> candidates;
+  for (std::size_t k = 0; k < schedules.size(); ++k)
+    for (TilingCandidate& c : tiling_candidates(options, base(k), pins, untiled_arena)) {
+      c.schedule = k;
+      candidates.push_back(std::move(c));
+    }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const TilingCandidate& a, const TilingCandidate& b) {
+    return std::tie(a.extra_macs, a.bound) < std::tie(b.extra_macs, b.bound);
+  });
+  // Per plan, a fifth of the planner's time limit at most: kTilingNodeBudget ends it first.
+  const double seconds = options.time_limit_seconds / 5;
+  std::optional<std::uint64_t> total_cap = 0;
+  std::vector<RegionSpec> uncapped = m.regions;
+  for (RegionSpec& r : uncapped) {
+    total_cap = total_cap && r.capacity ? std::optional<std::uint64_t>(*total_cap + *r.capacity) : std::nullopt;
+    r.capacity.reset();
+  }
+
+  // The candidates planned without the caps, by index in `candidates`: their arena and stage.
+  std::map<std::size_t, std::pair<std::uint64_t, passes::TiledStage>> planned;
+  auto plan_uncapped = [&](std::size_t i) {
+    if (!planned.count(i)) {
+      passes::TiledStage tiled;
+      const Scheduled s =
+          plan_tiled(options, base(candidates[i].schedule), candidates[i].stage, uncapped, pins, seconds, tiled);
+      planned[i] = {s.plan.peak, tiled};
+    }
+    return planned[i].first;
+  };
+  // The least arena of every candidate: by bound (then MACs), each planned, until the next bound is
+  // not below the least arena found (no plan is below its bound) or kLeastPlans are planned. What
+  // stops it is the bound, not how many candidates there are, so a smaller model cannot lose the
+  // stage and band count that reached a larger one's least (docs/tiling.md).
+  std::vector<std::size_t> by_bound(candidates.size());
+  for (std::size_t i = 0; i < by_bound.size(); ++i) by_bound[i] = i;
+  std::stable_sort(by_bound.begin(), by_bound.end(),
+                   [&](std::size_t a, std::size_t b) { return candidates[a].bound < candidates[b].bound; });
+  std::optional<std::size_t> least;
+  for (std::size_t k = 0; k < by_bound.size() && k < kLeastPlans; ++k) {
+    const std::size_t i = by_bound[k];
+    const std::uint64_t best = least ? planned[*least].first : untiled_arena;
+    if (candidates[i].bound >= best) break;
+    if (plan_uncapped(i) < best) least = i;
+  }
+
+  std::size_t kept = 0;
+  if (chosen->plan.status == plan::Status::Infeasible) {
+    // The fewest extra MACs whose plan fits: kTilingPlans of the candidates whose bound fits, then
+    // the least arena's stage when it fits the caps (so a cap at that arena always compiles).
+    std::vector<std::size_t> tries;
+    for (std::size_t i = 0; i < candidates.size() && tries.size() < kTilingPlans; ++i)
+      if (!total_cap || candidates[i].bound <= *total_cap) tries.push_back(i);
+    if (least && (!total_cap || planned[*least].first <= *total_cap) &&
+        std::find(tries.begin(), tries.end(), *least) == tries.end())
+      tries.push_back(*least);
+    for (const std::size_t i : tries) {
+      passes::TiledStage tiled;
+      Scheduled s =
+          plan_tiled(options, base(candidates[i].schedule), candidates[i].stage, m.regions, pins, seconds, tiled);
+      if (s.plan.status == plan::Status::Infeasible) continue;
+      chosen = std::move(s);
+      m.tiled = tiled;
+      kept = candidates[i].schedule;
+      break;
+    }
+  }
+
+  // The table: nothing (the file order, no overlap, every Concat copying), the free techniques, and
+  // the frontier of the planned candidates: the frontier of bounds (fewest MACs for each smaller
+  // bound), kCostLevels of it at most, the least bound included, and the least arena; of them, by
+  // extra MACs, a level is kept when its arena is below the one before, kCostLevels at most, the
+  // least arena always.
+  CompileOptions bare = options;
+  bare.overlap = false;
+  bare.reorder = false;
+  OrderChoice ignored;
+  m.ram_vs_cost.push_back(
+      {"none", order_and_plan(bare, m.graph, uncapped, pins, seconds, ignored, kTilingNodeBudget).plan.peak, 0,
+       {}});
+  m.ram_vs_cost.push_back({"free", untiled_arena, 0, {}});
+  std::vector<std::size_t> frontier;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].bound < (frontier.empty() ? untiled_arena : candidates[frontier.back()].bound))
+      frontier.push_back(i);
+  for (std::size_t k = 0; k < std::min(frontier.size(), kCostLevels); ++k)
+    plan_uncapped(frontier[frontier.size() <= kCostLevels ? k : (k + 1) * frontier.size() / kCostLevels - 1]);
+  std::vector<std::size_t> rows;  // planned candidates by extra MACs (then index: `candidates` order)
+  for (const auto& p : planned)
+    if (p.second.first < (rows.empty() ? untiled_arena : planned[rows.back()].first)) rows.push_back(p.first);
+  for (std::size_t k = 0; k < std::min(rows.size(), kCostLevels); ++k) {
+    const auto& [arena, tiled] = planned[rows[rows.size() <= kCostLevels ? k : (k + 1) * rows.size() / kCostLevels - 1]];
+    m.ram_vs_cost.push_back({"tiling", arena, tiled.tiled_macs - tiled.macs, tiled});
+  }
+  return kept;
+}
+
+std::string describe_stage(const passes::TiledStage& t, std::int64_t model_macs) {
+  return fmt::format("{}{} in {} row bands (+{} MACs, +{:.1f} %)", t.stage.nodes.front(),
+                     t.stage.nodes.size() > 1 ? " .. " + t.stage.nodes.back() : "", t.stage.tiles,
+                     t.tiled_macs - t.macs, 100.0 * static_cast<double>(t.tiled_macs - t.macs) / static_cast<double>(std::max<std::int64_t>(1, model_macs)));
+}
+
+std::int64_t graph_macs(const ir::Graph& g) {
+  std::int64_t macs = 0;
+  for (const ir::Node& n : g.nodes) macs += g.macs(n);
+  return macs;
 }
 
 json shape_json(const std::vector<std::int64_t>& shape) { return json(shape); }
@@ -254,7 +504,41 @@ json rewrites_json(const CompiledModel& m) {
                         {"detail", in.contiguous ? fmt::format("one block at element {}", in.offset)
                                                  : fmt::format("channels from {}, pixel stride {}", in.offset,
                                                                in.pixel_stride)}});
+  if (m.tiled)
+    rewrites.push_back({{"technique", "tiling"},
+                        {"node", m.tiled->stage.nodes.front()},
+                        {"into", m.tiled->stage.nodes.back()},
+                        {"op", "row bands"},
+                        {"tensor", m.tiled->output},
+                        {"saved_bytes", m.ram_vs_cost.size() > 1 && m.ram_vs_cost[1].arena_bytes > m.plan.peak
+                                            ? m.ram_vs_cost[1].arena_bytes - m.plan.peak
+                                            : 0},
+                        {"detail", describe_stage(*m.tiled, m.macs - (m.tiled->tiled_macs - m.tiled->macs))}});
   return rewrites;
+}
+
+// The report's "RAM against cost" table (docs/report.md).
+json ram_vs_cost_json(const CompiledModel& m) {
+  json levels = json::array();
+  const std::int64_t untiled_macs = m.macs - (m.tiled ? m.tiled->tiled_macs - m.tiled->macs : 0);
+  for (const CostLevel& level : m.ram_vs_cost) {
+    json stage = nullptr;
+    if (level.stage)
+      stage = {{"nodes", level.stage->stage.nodes},
+               {"bands", level.stage->stage.tiles},
+               {"input", level.stage->input},
+               {"output", level.stage->output}};
+    levels.push_back({{"technique", level.technique},
+                      {"arena_bytes", level.arena_bytes},
+                      {"extra_macs", level.extra_macs},
+                      {"extra_macs_percent", 100.0 * static_cast<double>(level.extra_macs) /
+                                                 static_cast<double>(std::max<std::int64_t>(1, untiled_macs))},
+                      {"stage", stage},
+                      {"chosen", m.tiled ? level.stage && level.stage->stage.nodes == m.tiled->stage.nodes &&
+                                               level.stage->stage.tiles == m.tiled->stage.tiles
+                                         : level.technique == "free"}});
+  }
+  return levels;
 }
 
 json build_report(const CompileOptions& options, const CompiledModel& m, const plan::Problem& problem,
@@ -323,14 +607,19 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
   for (std::size_t s = 0; s < g.nodes.size(); ++s) {
     const ir::Node& n = g.nodes[s];
     json live = json::array();
-    std::uint64_t scratch = 0;
+    std::uint64_t scratch = 0, float_bytes = 0;
     for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
       const plan::Buffer& buf = problem.buffers[b];
       if (buf.first_step > static_cast<int>(s) || buf.last_step < static_cast<int>(s)) continue;
       live_at[s] += buf.size;
       if (lt.buffer_tensor[b] == ir::kNoTensor) scratch += buf.size;
       else live.push_back(buf.name);
+      if (lt.buffer_tensor[b] != ir::kNoTensor && g.tensors[lt.buffer_tensor[b]].dtype == ir::DType::Float32) float_bytes += buf.size;
     }
+    // A step of a float island: a float32 kernel, or the Quantize/Dequantize at its ends.
+    bool in_float = false;
+    for (const std::vector<ir::TensorId>* ids : {&n.inputs, &n.outputs})
+      for (ir::TensorId t : *ids) in_float = in_float || (t != ir::kNoTensor && !g.tensors[t].is_constant && g.tensors[t].dtype == ir::DType::Float32);
     live_at[s] -= shared_at[s];  // an output over its input: the bytes they share count once
     most_live = std::max(most_live, live_at[s]);
     steps.push_back({{"step", s},
@@ -341,7 +630,9 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                      {"macs", g.macs(n)},
                      {"live_bytes", live_at[s]},
                      {"scratch_bytes", scratch},
-                     {"live_tensors", live}});
+                     {"live_tensors", live},
+                     {"float", in_float},
+                     {"float_bytes", float_bytes}});
   }
   plan::Problem apart = problem;
   apart.overlaps.clear();
@@ -394,6 +685,8 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
           {"comparisons", comparisons},
           {"overlaps", overlaps},
           {"rewrites", rewrites_json(m)},
+          {"macs", m.macs},
+          {"ram_vs_cost", ram_vs_cost_json(m)},
           {"order",
            {{"search", m.order.search},
             {"reordered", m.order.moved_nodes > 0},
@@ -445,50 +738,80 @@ CompiledModel compile_model(const CompileOptions& options) {
   // of them are is chosen here: writing in place makes a Concat's output live from its first part
   // on, which can raise the peak. Planned: all in place, none, then each input turned the other
   // way in turn, kept when the arena shrinks (the in-place side wins ties: it copies less). The
-  // plans share the planner's time limit.
+  // plans share the planner's time limit. Every schedule planned is kept in `schedules` for step 5.
   const auto start = std::chrono::steady_clock::now();
   std::size_t plans_left = candidates.empty() ? 1 : 2 + candidates.size();
-  auto plan_with = [&](const std::vector<bool>& in_place, OrderChoice& order) {
-    ir::Graph graph = m.graph;
-    for (std::size_t k = 0; k < candidates.size(); ++k)
-      if (in_place[k]) passes::write_in_place(graph, candidates[k]);
+  std::vector<ScheduleChoice> schedules;
+  auto plan_with = [&](const std::vector<bool>& in_place) {
+    const ir::Graph graph = with_in_place(m.graph, candidates, in_place);
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double seconds = std::max(0.0, options.time_limit_seconds - spent) / static_cast<double>(plans_left--);
-    return order_and_plan(options, graph, m.regions, pins, seconds, order);
+    OrderChoice order;
+    std::vector<std::vector<int>> orders;
+    Scheduled s = order_and_plan(options, graph, m.regions, pins, seconds, order, 0, &orders);
+    for (std::vector<int>& o : orders) {
+      order.moved_nodes = moved_nodes(o);
+      // The walk plans a choice twice when there is one Concat input: once is enough here.
+      if (std::none_of(schedules.begin(), schedules.end(),
+                       [&](const ScheduleChoice& c) { return c.in_place == in_place && c.order == o; }))
+        schedules.push_back({in_place, std::move(o), order});
+    }
+    return s;
   };
   std::vector<bool> in_place(candidates.size(), true);
-  std::optional<Scheduled> chosen = plan_with(in_place, m.order);
+  std::optional<Scheduled> chosen = plan_with(in_place);
   if (!candidates.empty()) {
     m.zero_copy_arena_bytes = chosen->plan.peak;
-    OrderChoice order;
     const std::vector<bool> none(candidates.size(), false);
-    Scheduled copying = plan_with(none, order);
+    Scheduled copying = plan_with(none);
     m.copying_arena_bytes = copying.plan.peak;
     if (!better_plan(chosen->plan, copying.plan, false)) {  // a tie starts from the copies: the walk may find less
       chosen = std::move(copying);
-      m.order = order;
       in_place = none;
     }
     for (std::size_t k = 0; k < candidates.size(); ++k) {
       in_place[k] = !in_place[k];
-      Scheduled s = plan_with(in_place, order);
+      Scheduled s = plan_with(in_place);
       // Into place on a tie (a copy less), back to a copy only for a smaller arena.
-      if (better_plan(s.plan, chosen->plan, false) || (in_place[k] && !better_plan(chosen->plan, s.plan, false))) {
+      if (better_plan(s.plan, chosen->plan, false) || (in_place[k] && !better_plan(chosen->plan, s.plan, false)))
         chosen = std::move(s);
-        m.order = order;
-      } else {
+      else
         in_place[k] = !in_place[k];
-      }
     }
-    for (std::size_t k = 0; k < candidates.size(); ++k)
-      if (in_place[k]) m.in_place.push_back(candidates[k]);
   }
+  // The chosen schedule first: tiling prefers it on a tie.
+  const auto chosen_schedule = std::find_if(schedules.begin(), schedules.end(), [&](const ScheduleChoice& c) {
+    return c.in_place == in_place && c.order == chosen->order;
+  });
+  std::rotate(schedules.begin(), chosen_schedule, chosen_schedule + 1);
+  // 5. Patch-based execution: it costs MACs, so a stage runs in row bands only when the plan does
+  // not fit under the caps: of the stages and band counts whose bound fits, on any schedule planned
+  // above, the one that adds the fewest MACs and whose plan fits. The report's RAM-against-cost
+  // table plans the cheapest way to each smaller bound.
+  // The schedule of the plan kept: the untiled plan's, unless a stage of another fits the caps.
+  const std::size_t kept_schedule = options.tiling ? tile_to_fit(options, m, chosen, schedules, candidates, pins) : 0;
+  const ScheduleChoice& kept = schedules[kept_schedule];
+  m.order = kept.order_choice;
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    if (kept.in_place[k]) m.in_place.push_back(candidates[k]);
+  m.macs = graph_macs(chosen->graph);
   m.graph = std::move(chosen->graph);
   m.lifetimes = std::move(chosen->lifetimes);
   m.plan = std::move(chosen->plan);
   const plan::Problem problem = std::move(chosen->problem);
-  if (m.plan.status == plan::Status::Infeasible)
-    throw Error(options.model + ": " + m.plan.reason, kExitCapTooSmall);
+  if (m.plan.status == plan::Status::Infeasible) {
+    std::string reason = m.plan.reason;
+    if (!options.tiling) reason += "; patch-based execution was not tried (--no-tiling)";
+    if (options.tiling && !m.tiled) {
+      const CostLevel* least = nullptr;
+      for (const CostLevel& level : m.ram_vs_cost)
+        if (level.stage && (!least || level.arena_bytes < least->arena_bytes)) least = &level;
+      reason += least ? fmt::format("; with patch-based execution the least arena found is {} bytes: {}",
+                                    least->arena_bytes, describe_stage(*least->stage, m.macs))
+                      : "; no stage of this model can run in row bands (patch-based execution)";
+    }
+    throw Error(options.model + ": " + reason, kExitCapTooSmall);
+  }
   if (const auto broken = plan::validate(problem, m.plan); !broken.empty())
     throw Error(options.model + ": internal error: the plan failed validation: " + broken.front());
 

@@ -1,6 +1,6 @@
 // The compiler as one function: ONNX import -> Pad folding -> channels-last schedule -> zero-copy
-// Concat -> order -> lifetimes ->
-// memory plan -> C++ emission -> report. Every stage is called here, in order; read this file to follow a
+// Concat -> order -> lifetimes -> memory plan (-> row bands when the cap asks) -> C++ emission ->
+// report. Every stage is called here, in order; read this file to follow a
 // model through tightfit.
 #pragma once
 
@@ -48,6 +48,7 @@ struct CompileOptions {
   bool overlap = true;                   // outputs may overlap the inputs they consume (--no-overlap)
   bool fold_pad = true;                  // a Pad becomes the pads of the Conv/pool reading it (--no-fold-pad)
   bool zero_copy_concat = true;          // producers write Concat inputs in place (--no-zero-copy-concat)
+  bool tiling = true;                    // a stage may run in row bands to fit the cap (--no-tiling)
   std::string weights_section;           // empty: the toolchain's .rodata
   std::string arena_section;             // for the single arena; empty: plain .bss
   std::function<void(const plan::Progress&)> on_plan_progress;  // may be empty
@@ -64,6 +65,14 @@ struct OrderChoice {
   std::uint64_t file_order_arena_bytes = 0; // the planned arena in the file order
 };
 
+// One row of the report's "RAM against cost" table: the arena a plan needs and the MACs it adds.
+struct CostLevel {
+  std::string technique;                    // "none", "free" (overlap, zero-copy Concat, order) or "tiling"
+  std::uint64_t arena_bytes = 0;
+  std::int64_t extra_macs = 0;              // over the untiled model (halo rows computed again)
+  std::optional<passes::TiledStage> stage;  // for "tiling"
+};
+
 struct CompiledModel {
   ir::Graph graph;                       // after the channels-last stage and the order: what the code runs
   OrderChoice order;
@@ -72,6 +81,9 @@ struct CompiledModel {
   // When some Concat input could be written in place: the arenas planned with all of them in place
   // and with every Concat copying (the plan kept may have some in place: in_place lists them).
   std::optional<std::uint64_t> zero_copy_arena_bytes, copying_arena_bytes;
+  std::optional<passes::TiledStage> tiled;  // the stage run in row bands, when the cap asked for one
+  std::int64_t macs = 0;                    // of the model as compiled (a tiled stage's halo rows included)
+  std::vector<CostLevel> ram_vs_cost;       // empty with --no-tiling
   schedule::Lifetimes lifetimes;
   std::vector<RegionSpec> regions;
   plan::Plan plan;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -162,6 +163,7 @@ struct EmissionState {
   std::set<std::string> kernels_used_;
   std::uint64_t calls_ = 0;
   bool backward_ = false;  // the node being emitted runs backwards (its output above its input)
+  std::map<std::string, std::string> arrays_;  // type and elements of each constant array -> its name
 };
 
 class Emission {
@@ -181,10 +183,13 @@ class Emission {
   std::string arena_name(int region) const { return emit::arena_name(arenas_.size(), arenas_[region].region); }
 
   // The C++ expression of a tensor's first element inside run().
-  // A Concat input written in place (Tensor::slice_of) starts inside the Concat's output.
+  // A tensor lying in another (Tensor::slice_of: a Concat input written in place, a band of a
+  // tiled stage's input or output, a Concat input in place in its band) starts inside it.
   std::string pointer(TensorId t) const {
     const Tensor& tensor = g_.tensors[t];
-    const std::int64_t slice = tensor.slice_of != ir::kNoTensor ? tensor.slice_offset : 0;  // elements
+    std::int64_t slice = 0;  // elements; a tensor may lie in one that lies in another
+    for (const Tensor* in = &tensor; in->slice_of != ir::kNoTensor; in = &g_.tensors[in->slice_of])
+      slice += in->slice_offset;
     const int buffer = lt_.tensor_buffer[t];
     if (buffer >= 0) {
       const plan::Placement& at = plan_.placements[buffer];
@@ -194,7 +199,7 @@ class Emission {
     const std::string past = slice ? fmt::format(" + {}", slice) : "";
     const TensorId r = root_[t];
     for (std::size_t i = 0; i < g_.inputs.size(); ++i)
-      if (root_[g_.inputs[i]] == r) return fmt::format("const_cast<{}*>(input_{})", ctype(tensor.dtype), i);
+      if (root_[g_.inputs[i]] == r) return fmt::format("const_cast<{}*>(input_{}){}", ctype(tensor.dtype), i, past);
     for (std::size_t i = 0; i < g_.outputs.size(); ++i)
       if (root_[g_.outputs[i]] == r) return fmt::format("output_{}{}", i, past);
     throw Error(g_.source + ": internal error: tensor '" + tensor.name + "' has no memory");
@@ -202,20 +207,23 @@ class Emission {
 
   // ----- constant data ------------------------------------------------------------------------
 
+  // A constant array in flash, named `name`; an array of the same type and elements written before
+  // is used again instead (the bands of a tiled stage share their node's weights).
   template <typename T>
   std::string array(const std::string& name, const char* type, const std::vector<T>& values) {
-    std::string text = fmt::format("alignas(16) constexpr {} {}[]{} = {{", type, name, weights_attribute());
+    std::string elements;
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (i % 24 == 0) text += "\n    ";
+      if (i % 24 == 0) elements += "\n    ";
       if constexpr (std::is_same_v<T, float>) {
-        text += float_literal(values[i]) + ",";
+        elements += float_literal(values[i]) + ",";
       } else {
-        text += fmt::format("{},", static_cast<std::int64_t>(values[i]));
+        elements += fmt::format("{},", static_cast<std::int64_t>(values[i]));
       }
     }
-    text += "\n};\n";
+    const auto [written, fresh] = state_.arrays_.try_emplace(std::string(type) + elements, name);
+    if (!fresh) return written->second;
     weights_bytes_ += values.size() * sizeof(T);
-    constants_ += text;
+    constants_ += fmt::format("alignas(16) constexpr {} {}[]{} = {{{}\n}};\n", type, name, weights_attribute(), elements);
     return name;
   }
 
@@ -229,9 +237,9 @@ class Emission {
       case DType::Int8: return array(name, "std::int8_t", elements_of<std::int8_t>(t));
       case DType::UInt8: return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
       case DType::Int32: return array(name, "std::int32_t", elements_of<std::int32_t>(t));
-      case DType::Float32: break;
+      case DType::Float32: return array(name, "float", elements_of<float>(t));
     }
-    throw Error(g_.source + ": tensor '" + t.name + "': float constants have no kernel");
+    throw Error(g_.source + ": tensor '" + t.name + "': unknown dtype");
   }
 
   // A parameter block: `fields` is the aggregate initializer's inside.
@@ -338,6 +346,25 @@ class Emission {
     const tightfit::BinaryShape& s = *shape;
     auto four = [](const std::int32_t* v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
     return fmt::format("{{{},{},{}}}", four(s.out_dims), four(s.a_strides), four(s.b_strides));
+  }
+
+  // A float island's node: every tensor float32, in ONNX's order (float tensors are never made
+  // channels-last; an integer input of a Dequantize may be, and is refused unless the orders agree).
+  void require_float(const Node& n, const std::vector<std::size_t>& float_inputs) const {
+    std::vector<const Tensor*> all = {&out(n)};
+    for (std::size_t i : float_inputs) all.push_back(&in(n, i));
+    for (const Tensor* t : all)
+      if (t->dtype != DType::Float32 || t->layout != ir::Layout::Logical)
+        refuse(n, "tensor '" + t->name + "' must be a float32 tensor in ONNX's order");
+  }
+
+  // A float island's elementwise operator: tightfit::`kernel` (add_float, ...) over the broadcast.
+  void float_binary(const std::string& id, const Node& n, const char* kernel) {
+    require_float(n, {0, 1});
+    const std::string shape = binary_shape(n);
+    const std::string block = params("BinaryShape", id, shape.substr(1, shape.size() - 2), 12);
+    const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
+    call(n, fmt::format("tightfit::{}({}, {}, {}, {})", kernel, block, pa, pb, pointer(n.outputs[0])));
   }
 
   std::string operand(const std::string& id, const Node& n, std::size_t i) {

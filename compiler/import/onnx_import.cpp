@@ -170,12 +170,16 @@ class Importer : public Translator {
   void add_graph_output(const std::string& name) {
     const Value& v = value(name);
     const std::string where = fmt::format("tensor '{}'", name);
-    if (v.kind == Value::Kind::Integer) {
+    if (v.kind == Value::Kind::Integer || v.kind == Value::Kind::Float) {  // a float island's value: as it is
       out_.outputs.push_back(v.tensor);
       return;
     }
     if (v.kind != Value::Kind::Dequantized || tensor(v.tensor).is_constant)
       throw Error(where + ": graph output is not computed from the input (a constant or a float input passed through)");
+    if (auto island = state_.float_of_.find(v.tensor); island != state_.float_of_.end()) {
+      out_.outputs.push_back(island->second);  // a float island dequantizes it already
+      return;
+    }
     // A float graph output: dequantize the integer tensor at the edge. The float tensor takes
     // the ONNX name; an integer tensor named like it (a view's output) gets a suffix.
     if (tensor(v.tensor).name == name) tensor(v.tensor).name += "_quantized";

@@ -39,6 +39,7 @@ struct Value {
     Dequantized,  // exactly DequantizeLinear(tensor): a float value that folds into its consumer
     FloatInput,   // a float graph input (IR tensor of dtype float32) waiting for a QuantizeLinear
     Constant,     // an initializer or Constant output not (yet) placed in the IR
+    Float,        // a float32 IR activation computed by a float island (docs/operators.md)
   };
   Kind kind = Kind::Constant;
   ir::TensorId tensor = ir::kNoTensor;
@@ -107,6 +108,7 @@ struct ImportState {
   std::set<std::string> graph_outputs_;
   std::vector<bool> absorbed_;                      // nodes folded into an earlier one
   std::deque<TensorProto> constant_nodes_;          // the tensors of Constant nodes (stable addresses)
+  std::map<ir::TensorId, ir::TensorId> float_of_;   // integer activation -> its float32 Dequantize in an island
 };
 
 class Translator {
@@ -213,6 +215,9 @@ class Translator {
       case Value::Kind::Dequantized:
         if (out_.tensors[v.tensor].is_constant) throw Error(fmt::format("input '{}' must be an activation, not a constant", name));
         throw Error(fmt::format("input '{}' is a float (dequantized) value where an integer tensor is expected", name));
+      case Value::Kind::Float:
+        throw Error(fmt::format("input '{}' is a float32 value of a float island, which this operator does not take "
+                                "(it has no float kernel; see docs/operators.md)", name));
     }
     throw Error(fmt::format("input '{}' is not supported here", name));
   }
@@ -406,21 +411,29 @@ class Translator {
   // The QuantizeLinear (optionally after one Relu/Clip) that receives a float operator's output.
   // Absorbs them; refuses when the output is used any other way, since the integer operator's
   // output quantization would then be unknown.
-  Sink quantized_sink(const NodeProto& n) {
-    const std::string& y = n.output(0);
+  // The QuantizeLinear that receives `n`'s output (through at most one Relu/Clip, set in `act`),
+  // or nullptr when the output is used any other way.
+  const NodeProto* sink_quantize(const NodeProto& n, const NodeProto*& act) const {
     auto single_user = [&](const std::string& name) -> const NodeProto* {
       if (graph_outputs_.count(name)) return nullptr;
       auto it = consumers_.find(name);
       if (it == consumers_.end() || it->second.size() != 1) return nullptr;
       return &graph_.node(it->second[0]);
     };
-    const NodeProto* next = single_user(y);
-    const NodeProto* act = nullptr;
+    const NodeProto* next = single_user(n.output(0));
+    act = nullptr;
     if (next && (next->op_type() == "Relu" || next->op_type() == "Clip") && next->domain().empty()) {
       act = next;
       next = single_user(act->output(0));
     }
-    if (!next || next->op_type() != "QuantizeLinear")
+    return next && next->op_type() == "QuantizeLinear" ? next : nullptr;
+  }
+
+  Sink quantized_sink(const NodeProto& n) {
+    const std::string& y = n.output(0);
+    const NodeProto* act = nullptr;
+    const NodeProto* next = sink_quantize(n, act);
+    if (!next)
       throw Error(fmt::format("its float output '{}' does not go to exactly one QuantizeLinear, so it cannot be "
                               "folded into an integer operator exactly", act ? act->output(0) : y));
     Sink sink;
@@ -686,6 +699,96 @@ class Translator {
     ir::Node& node = emit(n, kind, dequantized ? op + " (QDQ)" : op, {x}, out);
     keep_activation(node.attrs, attrs);
     set_value(n.output(0), Value{dequantized ? Value::Kind::Dequantized : Value::Kind::Integer, out, nullptr});
+  }
+
+  // ----- float islands ------------------------------------------------------------------------
+
+  // True when an operator with an integer form takes it: inputs 0 .. count-1 are all dequantized
+  // values (activations or constants) and the output goes to exactly one QuantizeLinear (through
+  // at most one Relu/Clip). Otherwise it runs in float (float_operand, float_node).
+  bool integer_form(const NodeProto& n, int count) const {
+    for (int i = 0; i < count; ++i)
+      if (!has_input(n, i) || value(n.input(i)).kind != Value::Kind::Dequantized) return false;
+    const NodeProto* act = nullptr;
+    return sink_quantize(n, act) != nullptr;
+  }
+
+  // Input `index` of a float operator as a float32 IR tensor: a float island's value; an integer
+  // activation's DequantizeLinear, made once per activation (a Dequantize node, kernel
+  // tightfit::dequantize); a dequantized or float constant, as float32 constant elements (ORT's
+  // DequantizeLinear: float(q - zero point) * scale).
+  ir::TensorId float_operand(const NodeProto& n, int index) {
+    if (!has_input(n, index)) throw Error(fmt::format("input {} is missing", index));
+    const std::string& name = n.input(index);
+    const Value& v = value(name);
+    switch (v.kind) {
+      case Value::Kind::Float: return v.tensor;
+      case Value::Kind::Constant: return float_constant(name, tensor_dims(*v.constant), tensor_floats(*v.constant));
+      case Value::Kind::Dequantized: {
+        const ir::Tensor& t = tensor(v.tensor);
+        if (t.is_constant) return float_constant(name, t.shape, dequantized_elements(t));
+        auto known = state_.float_of_.find(v.tensor);
+        if (known != state_.float_of_.end()) return known->second;
+        if (t.quant.per_channel()) throw Error(fmt::format("activation '{}' is quantized per channel", name));
+        const ir::TensorId f = add_activation(name, ir::DType::Float32, t.shape, nullptr);
+        ir::Node& dq = emit(n, ir::OpKind::Dequantize, "DequantizeLinear (float island)", {v.tensor}, f);
+        dq.name = name + ":dequantize";
+        state_.float_of_[v.tensor] = f;
+        return f;
+      }
+      case Value::Kind::FloatInput:
+        throw Error(fmt::format("input '{}' is a float graph input read in float; float islands start at a "
+                                "DequantizeLinear (see docs/operators.md)", name));
+      case Value::Kind::Integer:
+        throw Error(fmt::format("input '{}' is an integer tensor where a float operator expects a float value", name));
+    }
+    throw Error(fmt::format("input '{}' is not supported here", name));
+  }
+
+  // The real values of a quantized constant, as ORT's DequantizeLinear computes them.
+  static std::vector<float> dequantized_elements(const ir::Tensor& t) {
+    const std::int64_t count = t.elements();
+    std::vector<float> out(static_cast<std::size_t>(count));
+    std::int64_t inner = 1;  // elements per index of the quantization axis
+    if (t.quant.per_channel())
+      for (std::size_t d = static_cast<std::size_t>(t.quant.axis) + 1; d < t.shape.size(); ++d) inner *= t.shape[d];
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::int32_t q = 0;
+      switch (t.dtype) {
+        case ir::DType::Int8: q = static_cast<std::int8_t>(t.data[i]); break;
+        case ir::DType::UInt8: q = t.data[i]; break;
+        case ir::DType::Int32: std::memcpy(&q, t.data.data() + 4 * i, 4); break;
+        case ir::DType::Float32: throw Error(fmt::format("constant '{}' is float32, not quantized", t.name));
+      }
+      const std::size_t c = t.quant.per_channel() ? static_cast<std::size_t>((i / inner) % t.shape[t.quant.axis]) : 0;
+      out[static_cast<std::size_t>(i)] = static_cast<float>(q - t.quant.zero_point[c]) * t.quant.scale[c];
+    }
+    return out;
+  }
+
+  ir::TensorId float_constant(const std::string& name, const Shape& shape, const std::vector<float>& values) {
+    ir::Tensor t;
+    t.name = name;
+    t.dtype = ir::DType::Float32;
+    t.shape = shape;
+    t.is_constant = true;
+    t.data.resize(values.size() * 4);
+    std::memcpy(t.data.data(), values.data(), t.data.size());
+    return add_tensor(std::move(t));
+  }
+
+  // A float operator's node writing ONNX output 0 as a float32 activation of `shape`.
+  ir::Node& float_node(const NodeProto& n, ir::OpKind op, std::vector<ir::TensorId> inputs, const Shape& shape) {
+    const ir::TensorId y = add_activation(n.output(0), ir::DType::Float32, shape, nullptr);
+    set_value(n.output(0), Value{Value::Kind::Float, y, nullptr});
+    return emit(n, op, n.op_type() + " (float)", std::move(inputs), y);
+  }
+
+  // Add, Sub, Mul: the integer form when it applies, else the float kernel.
+  void binary(const NodeProto& n, ir::OpKind kind) {
+    if (integer_form(n, 2)) return qdq_binary(n, kind);
+    const ir::TensorId a = float_operand(n, 0), b = float_operand(n, 1);
+    float_node(n, kind, {a, b}, broadcast(tensor(a).shape, tensor(b).shape));
   }
 
  protected:

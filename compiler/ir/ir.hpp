@@ -7,8 +7,12 @@
 // Every activation tensor is int8 or uint8 with a per-tensor scale and zero point, or int32 and
 // not quantized (the raw accumulators of ConvInteger/MatMulInteger); constant tensors (weights,
 // biases) carry their data, int8/uint8 weights with per-tensor or per-channel quantization, int32
-// biases. Float32 appears only at the graph's edges: a Quantize node turns a float graph input into
-// an integer tensor, a Dequantize node turns an integer tensor into a float graph output. An
+// biases. Float32 appears at the graph's edges: a Quantize node turns a float graph input into
+// an integer tensor, a Dequantize node turns an integer tensor into a float graph output; and in
+// float islands (operators ONNX Runtime's quantizer leaves float between DequantizeLinear and
+// QuantizeLinear with no integer form here): float32 activations (not quantized, 4 bytes an
+// element, in the arena like any other), computed by Add, Sub, Mul, Div, Pow, Sqrt and ReduceMean
+// nodes whose output is float32, entered by a Dequantize node and left by a Quantize node. An
 // activation that only such an edge node touches (a model that is one QuantizeLinear or one
 // DequantizeLinear) may be quantized per channel, along an axis in ONNX's order. A model that is
 // one DynamicQuantizeLinear keeps its float32 input and scale output as tensors of their own.
@@ -49,7 +53,7 @@ struct Tensor {
   std::string name;               // the ONNX value name
   DType dtype = DType::Int8;
   std::vector<std::int64_t> shape;  // static; a scalar has an empty shape
-  bool quantized = false;         // false only for float32 edge tensors and int32 with no scale
+  bool quantized = false;         // false only for float32 tensors and int32 with no scale
   Quant quant;
   // Constant tensors (initializers) hold their elements here, little-endian, dtype_size() each.
   bool is_constant = false;
@@ -59,10 +63,12 @@ struct Tensor {
   // the schedule works on this integer tensor and the generated API quantizes / dequantizes it
   // with `quant` at the boundary.
   bool float_at_boundary = false;
-  // Set by the zero-copy Concat pass (passes/zero_copy_concat.cpp) on a Concat input written in
-  // place: the tensor has no memory of its own; its producer writes it into tensor `slice_of` (the
-  // Concat's output) from element `slice_offset` on, one pixel (`shape.back()` elements) every
-  // `slice_pixel_stride` elements. kNoTensor: the tensor is its own.
+  // A tensor with no memory of its own, lying in tensor `slice_of` (which may lie in another)
+  // from element `slice_offset` on, one pixel (`shape.back()` elements) every
+  // `slice_pixel_stride` elements; kNoTensor: the tensor is its own. Set by the zero-copy Concat pass (passes/zero_copy_concat.cpp) on a Concat input
+  // its producer writes in place into the Concat's output, and by the tiling pass
+  // (passes/tile.cpp) on a band of a tiled stage's input (read in place, no producer) and of its
+  // output (written in place).
   TensorId slice_of = kNoTensor;
   std::int64_t slice_offset = 0;
   std::int64_t slice_pixel_stride = 0;
@@ -96,7 +102,7 @@ struct Attrs {
 
   std::int64_t axis = 0;               // Concat, Softmax (normalised to be non-negative)
   std::vector<std::int64_t> perm;      // Transpose
-  float alpha = 0.01f;                 // LeakyRelu, HardSigmoid
+  float alpha = 0.01f;                 // LeakyRelu, HardSigmoid; Pow: the exponent (2 or 3)
   float beta = 0.5f;                   // HardSigmoid
   float divisor = 1.0f;                // Div: the constant divisor, dequantized
   std::vector<std::int64_t> axes;      // ReduceMean: the reduced axes (ONNX order, sorted, non-negative)

@@ -12,6 +12,7 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void add(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Float32) return float_binary(id, n, "add_float");
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
     // ORT picks its broadcast path from ONNX's order of the dims.
@@ -36,7 +37,7 @@ struct Emit : Emission {
 
 extern const Operator kAdd{
     ir::OpKind::Add,
-    {{"", "Add", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Add); }},
+    {{"", "Add", [](ImportState& s, const NodeProto& n) { Translator(s).binary(n, ir::OpKind::Add); }},
      {"com.microsoft", "QLinearAdd", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Add); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).add(id, n); },
     binary_overlap};

@@ -1,4 +1,6 @@
-// Dequantize: integer -> a float32 graph output (the generated get_output does it; no kernel).
+// Dequantize: integer -> a float32 graph output (the generated get_output does it; no kernel), or
+// the start of a float island: an integer activation -> float32 (tightfit::dequantize, ORT's
+// DequantizeLinear: float(q - zero point) * scale), made by Translator::float_operand.
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -47,13 +49,29 @@ struct Import : Translator {
   }
 };
 
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  // The start of a float island (a graph output's Dequantize never reaches emission: the generated
+  // get_output dequantizes it).
+  void dequantize(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    require_per_tensor(n, x);
+    if (x.layout != y.layout && x.shape.size() == 4 && x.shape[3] != 1 && x.shape[1] * x.shape[2] != 1)
+      refuse(n, "a float island reading a channels-last image is not supported");
+    const std::string block = params("QuantizeParams", id,
+                                     fmt::format("{},{},{}", x.elements(), float_literal(x.quant.scale[0]), x.quant.zero_point[0]), 3);
+    call(n, fmt::format("tightfit::dequantize<{}>({}, {}, {})", ctype(x.dtype), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+  }
+};
+
 }  // namespace
 
 extern const Operator kDequantize{
     ir::OpKind::Dequantize,
     {{"", "DequantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).dequantize_linear(n); }}},
-    [](EmissionState& s, const std::string&, const ir::Node& n) {
-      Emission(s).refuse(n, "float tensors inside the graph have no kernel");
-    }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).dequantize(id, n); }};
 
 }  // namespace tightfit::ops

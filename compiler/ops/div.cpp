@@ -2,8 +2,8 @@
 // constant). Between DequantizeLinear and QuantizeLinear ONNX Runtime divides in float; with one
 // divisor the whole operator is a function of the input byte, so it runs as a 256-entry table (the
 // runtime's lookup kernel) computed in float as ORT computes it, bit-exact. ORT has no QLinear
-// form: the QDQ form only. A divisor that is an activation, or a constant of more than one
-// element, is refused.
+// form: the QDQ form only. Any other Div (by an activation, by a constant of more than one element,
+// of a float island's value, or not quantized after) runs in a float island: tightfit::div_float.
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -39,7 +39,25 @@ struct Import : Translator {
     return static_cast<float>(q - c.quant.zero_point[0]) * c.quant.scale[0];
   }
 
+  // The integer form: a dequantized activation divided by a one-element constant, quantized.
+  bool by_constant(const NodeProto& n) const {
+    if (!has_input(n, 0) || !has_input(n, 1)) return false;
+    const Value &x = value(n.input(0)), &d = value(n.input(1));
+    const bool constant = d.kind == Value::Kind::Constant
+                              ? tensor_floats(*d.constant).size() == 1
+                              : d.kind == Value::Kind::Dequantized && out_.tensors[d.tensor].is_constant &&
+                                    out_.tensors[d.tensor].elements() == 1;
+    const NodeProto* act = nullptr;
+    return constant && x.kind == Value::Kind::Dequantized && !out_.tensors[x.tensor].is_constant &&
+           sink_quantize(n, act) != nullptr;
+  }
+
   void div(const NodeProto& n) {
+    if (!by_constant(n)) {
+      const ir::TensorId a = float_operand(n, 0), b = float_operand(n, 1);
+      float_node(n, ir::OpKind::Div, {a, b}, broadcast(tensor(a).shape, tensor(b).shape));
+      return;
+    }
     const ir::TensorId x = activation_input(n, 0, true);
     const float d = divisor(n);
     const Shape& shape = tensor(x).shape;
@@ -58,6 +76,7 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void div(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Float32) return float_binary(id, n, "div_float");
     const float d = n.attrs.divisor;
     lookup(id, n, [d](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
       const auto divide = [d](float v) { return v / d; };
@@ -73,6 +92,8 @@ extern const Operator kDiv{
     ir::OpKind::Div,
     {{"", "Div", [](ImportState& s, const NodeProto& n) { Import(s).div(n); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).div(id, n); },
-    lookup_overlap};
+    [](const ir::Graph& g, const ir::Node& n, std::size_t input) {
+      return g.tensors[n.outputs[0]].dtype == ir::DType::Float32 ? binary_overlap(g, n, input) : lookup_overlap(g, n, input);
+    }};
 
 }  // namespace tightfit::ops

@@ -12,6 +12,7 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void mul(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Float32) return float_binary(id, n, "mul_float");
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
     const float ratio = tightfit::mul_ratio(a.quant.scale[0], b.quant.scale[0], y.quant.scale[0]);
@@ -30,7 +31,7 @@ struct Emit : Emission {
 
 extern const Operator kMul{
     ir::OpKind::Mul,
-    {{"", "Mul", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Mul); }},
+    {{"", "Mul", [](ImportState& s, const NodeProto& n) { Translator(s).binary(n, ir::OpKind::Mul); }},
      {"com.microsoft", "QLinearMul", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Mul); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).mul(id, n); },
     binary_overlap};

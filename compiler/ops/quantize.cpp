@@ -1,4 +1,6 @@
-// Quantize: a float32 graph input -> integer (the generated set_input does it; no kernel).
+// Quantize: a float32 graph input -> integer (the generated set_input does it; no kernel), or the
+// end of a float island: a float island's value -> integer (tightfit::quantize, ORT's
+// MlasQuantizeLinear: x / scale rounded half to even, plus the zero point, saturated).
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -26,6 +28,12 @@ struct Import : Translator {
       emit(n, ir::OpKind::Quantize, "QuantizeLinear", {x.tensor}, out);
       return set_value(y, Value{Value::Kind::Integer, out, nullptr});
     }
+    if (x.kind == Value::Kind::Float) {  // the end of a float island
+      if (q.quant.per_channel()) throw Error("per-channel quantization of an activation is not supported");
+      const ir::TensorId out = add_activation(y, q.dtype, shape, &q.quant);
+      emit(n, ir::OpKind::Quantize, "QuantizeLinear (float island)", {x.tensor}, out);
+      return set_value(y, Value{Value::Kind::Integer, out, nullptr});
+    }
     if (x.kind == Value::Kind::Dequantized && !tensor(x.tensor).is_constant) {
       const ir::Tensor& src = tensor(x.tensor);
       if (src.dtype == q.dtype && same_quant(src.quant, q.quant)) return set_value(y, Value{Value::Kind::Integer, x.tensor, nullptr});
@@ -33,8 +41,25 @@ struct Import : Translator {
       emit(n, ir::OpKind::Requantize, "QuantizeLinear (requantize)", {x.tensor}, out);
       return set_value(y, Value{Value::Kind::Integer, out, nullptr});
     }
-    throw Error(fmt::format("input '{}' is not a float graph input or a dequantized activation; a QuantizeLinear "
-                            "anywhere else cannot be folded exactly", n.input(0)));
+    throw Error(fmt::format("input '{}' is not a float graph input, a dequantized activation or a float island's "
+                            "value; a QuantizeLinear anywhere else cannot be folded exactly", n.input(0)));
+  }
+};
+
+using namespace emit;
+
+struct Emit : Emission {
+  using Emission::Emission;
+
+  // The end of a float island (a graph input's Quantize never reaches emission: the generated
+  // set_input quantizes it).
+  void quantize(const std::string& id, const Node& n) {
+    const Tensor &x = in(n, 0), &y = out(n);
+    require_per_tensor(n, y);
+    if (x.dtype != DType::Float32 || x.layout != y.layout) refuse(n, "expects a float32 input in its output's order");
+    const std::string block = params("QuantizeParams", id,
+                                     fmt::format("{},{},{}", y.elements(), float_literal(y.quant.scale[0]), y.quant.zero_point[0]), 3);
+    call(n, fmt::format("tightfit::quantize<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };
 
@@ -43,8 +68,6 @@ struct Import : Translator {
 extern const Operator kQuantize{
     ir::OpKind::Quantize,
     {{"", "QuantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).quantize_linear(n); }}},
-    [](EmissionState& s, const std::string&, const ir::Node& n) {
-      Emission(s).refuse(n, "float tensors inside the graph have no kernel");
-    }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).quantize(id, n); }};
 
 }  // namespace tightfit::ops

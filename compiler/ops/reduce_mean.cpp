@@ -4,6 +4,10 @@
 // keepdims 0, a Reshape view to [N, C] after it): the pool's kernel, as ORT's
 // QLinearGlobalAveragePool computes it. Other axes: the runtime's reduce_mean kernel (ORT's float
 // order: exact integer sum, times the scale, divided by the count, QuantizeLinear), up to 4 dims.
+// A ReduceMean whose input is a float island's value or whose output is not quantized runs in the
+// island, adding in ORT's float order: over trailing axes tightfit::reduce_mean_float_rows (ORT's
+// Eigen sum, bit-exact), over others tightfit::reduce_mean_float (index order, as ORT's
+// FastReduceRK), then divided by the count.
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -32,7 +36,8 @@ struct Import : Translator {
 
   void reduce_mean(const NodeProto& n) {
     allow_attributes(n, {"axes", "keepdims", "noop_with_empty_axes"});
-    const ir::TensorId x = activation_input(n, 0, true);
+    const bool in_float = !(integer_form(n, 1) && !tensor(value(n.input(0)).tensor).is_constant);
+    const ir::TensorId x = in_float ? float_operand(n, 0) : activation_input(n, 0, true);
     const Shape xs = tensor(x).shape;
     const std::vector<std::int64_t> axes = reduced_axes(n, xs.size());
     const bool keepdims = int_attr(n, "keepdims", 1) != 0;
@@ -41,6 +46,10 @@ struct Import : Translator {
       const bool reduced = std::count(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) > 0;
       if (reduced) kept[d] = 1;
       if (!reduced || keepdims) y.push_back(kept[d]);
+    }
+    if (in_float) {
+      float_node(n, ir::OpKind::ReduceMean, {x}, y).attrs.axes = axes;
+      return;
     }
     const Sink sink = quantized_sink(n);
     if (xs.size() == 4 && axes == std::vector<std::int64_t>{2, 3}) {
@@ -65,11 +74,30 @@ using namespace emit;
 struct Emit : Emission {
   using Emission::Emission;
 
+  // True when the reduced axes, dims of 1 aside, all come after the kept ones (a float tensor is
+  // in ONNX's order): each output element is the mean of a contiguous run of the input.
+  bool trailing_axes(const Node& n) const {
+    const Tensor& x = in(n, 0);
+    bool reduced_seen = false;
+    for (std::size_t d = 0; d < x.shape.size(); ++d) {
+      if (x.shape[d] == 1) continue;
+      const bool reduced = std::count(n.attrs.axes.begin(), n.attrs.axes.end(), static_cast<std::int64_t>(d)) > 0;
+      if (!reduced && reduced_seen) return false;
+      reduced_seen = reduced_seen || reduced;
+    }
+    return true;
+  }
+
   void reduce_mean(const std::string& id, const Node& n) {
     const Tensor &x = in(n, 0), &y = out(n);
-    require_per_tensor(n, x);
-    require_per_tensor(n, y);
-    require_one_type(n);
+    const bool in_float = y.dtype == DType::Float32;
+    if (in_float) {
+      require_float(n, {0});
+    } else {
+      require_per_tensor(n, x);
+      require_per_tensor(n, y);
+      require_one_type(n);
+    }
     const std::size_t rank = x.shape.size();
     if (rank > 4) refuse(n, "a ReduceMean of more than 4 dimensions is not supported");
     const bool keepdims = y.shape.size() == rank;
@@ -93,6 +121,19 @@ struct Emit : Emission {
       out_s[d] = i32(out_strides[memory_axis(y, y_axis)]);
     }
     auto four = [](const std::vector<std::int32_t>& v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
+    if (in_float && trailing_axes(n)) {  // ORT's FastReduceKR: rows of contiguous elements, Eigen's sum
+      call(n, fmt::format("tightfit::reduce_mean_float_rows({}, {}, {}, {})", y.elements(), count, pointer(n.inputs[0]),
+                          pointer(n.outputs[0])));
+      return;
+    }
+    if (in_float) {  // index order; the quantization fields unused
+      const std::string block = params("ReduceMeanParams", id,
+                                       fmt::format("{},{},{},{},{},0.0f,0,0.0f,0,0,0", four(kept), four(reduced), four(in_s),
+                                                   four(out_s), count),
+                                       23);
+      call(n, fmt::format("tightfit::reduce_mean_float({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+      return;
+    }
     const std::string block = params(
         "ReduceMeanParams", id,
         fmt::format("{},{},{},{},{},{},{},{},{},{},{}", four(kept), four(reduced), four(in_s), four(out_s), count,

@@ -14,6 +14,7 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void sub(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Float32) return float_binary(id, n, "sub_float");
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
     require_one_type(n);
@@ -32,7 +33,7 @@ struct Emit : Emission {
 
 extern const Operator kSub{
     ir::OpKind::Sub,
-    {{"", "Sub", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_binary(n, ir::OpKind::Sub); }}},
+    {{"", "Sub", [](ImportState& s, const NodeProto& n) { Translator(s).binary(n, ir::OpKind::Sub); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sub(id, n); },
     binary_overlap};
 

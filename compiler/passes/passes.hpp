@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,30 @@ std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& graph);
 // Marks one of them in the graph (Tensor::slice_of): its producer writes it into the Concat's
 // output, which then copies only its other inputs.
 void write_in_place(ir::Graph& graph, const InPlaceInput& input);
+
+// Patch-based execution (tile.cpp): a stage of row-local nodes run in horizontal bands, so that
+// only a band of each activation inside the stage is live at a time.
+struct Stage {
+  std::vector<std::string> nodes;  // the stage's nodes in schedule order; the last writes its output
+  int tiles = 2;                   // bands of the output's rows
+};
+
+// A stage as tile_stage() ran it.
+struct TiledStage {
+  Stage stage;
+  std::string input, output;              // the stage's input and output tensors
+  std::int64_t macs = 0, tiled_macs = 0;  // the stage's MACs, and the bands' (halo rows computed again)
+};
+
+// The nodes of steps first..last (schedule order) as a stage, when they are one: each a Conv, a
+// pool, a per-element table or clamp, an Add or Mul of two activations of its output's shape, or
+// a channel Concat, on NHWC batch-1 int8/uint8 images; one tensor from outside read (by any of
+// them); every tensor they make but the last node's read by them alone.
+std::optional<Stage> stage_of_steps(const ir::Graph& graph, int first, int last);
+
+// Rewrites `graph` so that `stage` runs in bands (tile.cpp says how; bit-exact); nullopt, and the
+// graph untouched, when its nodes are no stage or it has more bands than output rows.
+std::optional<TiledStage> tile_stage(ir::Graph& graph, const Stage& stage);
 
 // Removes the tensors that no node and no graph input or output refers to (the importer creates
 // constants before it knows whether a fold consumes them), renumbering the rest in order.

@@ -156,10 +156,11 @@ struct RegionPlan {
 // above Plan::greedy_peak with one region), or from `seed`, a plan already known, if that is
 // lower; then alternates two kinds of capacity probes, each a round of the exact search under
 // every preorder with a node limit that doubles every round (so the result depends on the node
-// counts, not the clock, unless the deadline cuts): one at the lower bound, which either finds
-// an optimal plan or raises the bound, and a bisection downwards from the incumbent.
+// counts, not the clock, unless the deadline cuts; the rounds end once the limit reaches
+// `node_budget`, when that is not 0): one at the lower bound, which either finds an optimal plan
+// or raises the bound, and a bisection downwards from the incumbent.
 RegionPlan minimize_peak(const std::vector<Item>& items, const std::vector<std::uint64_t>& seed,
-                         Clock::time_point deadline,
+                         Clock::time_point deadline, std::int64_t node_budget,
                          const std::function<void(std::uint64_t peak, std::uint64_t bound)>& report) {
   RegionPlan best;
   best.peak = UINT64_MAX;
@@ -216,7 +217,7 @@ RegionPlan minimize_peak(const std::vector<Item>& items, const std::vector<std::
         step = std::max(g, step / 2 / g * g);
       }
     }
-    if (best.optimal()) return best;
+    if (best.optimal() || (node_budget > 0 && node_limit >= node_budget)) return best;
   }
 }
 
@@ -478,7 +479,8 @@ Plan solve(const Problem& problem, const Options& options) {
         options.on_progress({peak, bound, std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
     };
     const RegionPlan result =
-        minimize_peak(items_of(problem, members), seed, std::max(Clock::now(), region_deadline), report);
+        minimize_peak(items_of(problem, members), seed, std::max(Clock::now(), region_deadline), options.node_budget,
+                      report);
     for (std::size_t i = 0; i < members.size(); ++i) plan.placements[members[i]] = {r, result.offsets[i]};
     plan.region_peak.push_back(result.peak);
     plan.region_lower_bound.push_back(result.lower_bound);

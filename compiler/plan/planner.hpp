@@ -60,6 +60,10 @@ struct Progress {
 struct Options {
   double time_limit_seconds = 5.0;
   std::function<void(const Progress&)> on_progress;  // called after every probe of the search; may be empty
+  // 0: none. Else the search also stops once a round of it has searched this many nodes under
+  // each preorder: the plan then depends on counts, not on the clock (unless the time limit cuts
+  // first), so the same problem always gives the same plan.
+  std::int64_t node_budget = 0;
 };
 
 enum class Status { Optimal, Feasible, Infeasible };

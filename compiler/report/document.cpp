@@ -27,6 +27,8 @@ Step read_step(const json& j) {
   s.live_bytes = j.at("live_bytes").get<std::uint64_t>();
   s.scratch_bytes = j.at("scratch_bytes").get<std::uint64_t>();
   s.live_tensors = j.at("live_tensors").get<std::vector<std::string>>();
+  s.in_float = j.value("float", false);
+  s.float_bytes = j.value("float_bytes", std::uint64_t{0});
   return s;
 }
 
@@ -178,6 +180,18 @@ Document read_document(const json& report) {
                             r.at("into").get<std::string>(), r.at("op").get<std::string>(),
                             r.at("tensor").get<std::string>(), r.at("saved_bytes").get<std::uint64_t>(),
                             r.at("detail").get<std::string>()});
+  }
+  if (report.contains("ram_vs_cost")) {
+    for (const auto& l : report.at("ram_vs_cost")) {
+      CostLevel level{l.at("technique").get<std::string>(), l.at("arena_bytes").get<std::uint64_t>(),
+                      l.at("extra_macs").get<std::int64_t>(), l.at("extra_macs_percent").get<double>(), {}, 0,
+                      l.at("chosen").get<bool>()};
+      if (!l.at("stage").is_null()) {
+        level.nodes = l.at("stage").at("nodes").get<std::vector<std::string>>();
+        level.bands = l.at("stage").at("bands").get<std::uint64_t>();
+      }
+      d.ram_vs_cost.push_back(std::move(level));
+    }
   }
   for (const auto& [key, field] : {std::pair{"zero_copy_concat_bytes", &d.zero_copy_concat_bytes},
                                     std::pair{"copying_concat_bytes", &d.copying_concat_bytes}})

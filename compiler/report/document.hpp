@@ -25,6 +25,8 @@ struct Step {
   std::vector<std::uint64_t> output_shape;
   std::uint64_t macs = 0, live_bytes = 0, scratch_bytes = 0;
   std::vector<std::string> live_tensors;
+  bool in_float = false;         // a float island's step: a float32 kernel, or the Quantize/Dequantize at its ends
+  std::uint64_t float_bytes = 0;  // bytes of float32 buffers live during the step
 };
 
 struct Buffer {
@@ -48,11 +50,22 @@ struct Overlap {
 
 // A rewrite of the graph that removed a buffer (docs/report.md, "Rewrites").
 struct Rewrite {
-  std::string technique;        // "fold_pad" or "zero_copy_concat"
+  std::string technique;        // "fold_pad", "zero_copy_concat" or "tiling"
   std::string node, into, op;   // the node rewritten, the node that took its work, that node's operator
   std::string tensor;           // the tensor that has no buffer of its own any more
   std::uint64_t saved_bytes = 0;
   std::string detail;
+};
+
+// One row of the RAM against cost table.
+struct CostLevel {
+  std::string technique;  // "none", "free" or "tiling"
+  std::uint64_t arena_bytes = 0;
+  std::int64_t extra_macs = 0;  // below 0 when the bands skip rows no later node reads
+  double extra_macs_percent = 0;
+  std::vector<std::string> nodes;  // the tiled stage, first to last (tiling)
+  std::uint64_t bands = 0;
+  bool chosen = false;
 };
 
 struct Failure {
@@ -109,6 +122,7 @@ struct Document {
   std::vector<Rewrite> rewrites;                        // empty when none applied (or an older report)
   // When a Concat input could be written in place: the arena planned so, and with every Concat copying.
   std::optional<std::uint64_t> zero_copy_concat_bytes, copying_concat_bytes;
+  std::vector<CostLevel> ram_vs_cost;  // empty with --no-tiling (or an older report)
   std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
   // Linked for a core when it was, else weights + the estimate.

@@ -262,7 +262,8 @@ std::string layers_table(const Document& d) {
     out += fmt::format(
         "<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>{}"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"tensors\">{}</td></tr>\n",
-        peak ? " class=\"peak\"" : "", s.step, esc(s.node), esc(s.op), esc(s.onnx_op), shape_text(s.output_shape), s.macs,
+        peak ? " class=\"peak\"" : "", s.step, esc(s.node), s.in_float ? esc(s.op) + " f32" : esc(s.op), esc(s.onnx_op),
+        shape_text(s.output_shape), s.macs,
         measured, s.live_bytes, s.scratch_bytes, tensors);
   }
   return out + "</tbody></table>\n";

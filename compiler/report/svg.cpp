@@ -28,6 +28,7 @@ const char* const kCapColour = "#d62728";
 const char* const kBoundColour = "#333333";
 const char* const kPlanColour = "#1f4e79";
 const char* const kGreedyColour = "#e07b00";
+const char* const kRowBandFill = "#cfe8dc";
 
 std::string num(double v) { return fmt::format("{:.1f}", v); }
 
@@ -73,6 +74,7 @@ class MemoryMap {
     // against the cap tell the story, so they get the room.
     any_placed_ = std::any_of(d.buffers.begin(), d.buffers.end(), [](const Buffer& b) { return b.offset.has_value(); });
     live_height_ = any_placed_ ? 150 : 300;
+    find_row_bands();
   }
 
   std::string draw() const {
@@ -133,6 +135,7 @@ class MemoryMap {
     }
     if (any_placed_ && std::any_of(d_.overlaps.begin(), d_.overlaps.end(), [](const Overlap& o) { return o.shared_bytes > 0; }))
       swatch("url(#overlap-hatch)", "output over its input");
+    if (!row_bands_.empty()) swatch(kRowBandFill, "row band of the tiled stage");
     line(kCapColour, "6 3", "cap");
     line(kBoundColour, "2 3", "lower bound");
     swatch("#fff0b3", "peak step");
@@ -153,7 +156,7 @@ class MemoryMap {
                        num(top - 8), xml_escape(panel_heading(r, cap)));
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\" text-anchor=\"end\">address</text>\n",
                        num(kLeft - 6), num(top - 8));
-    out += background(f) + peak_bands(f) + y_axis(f);
+    out += background(f) + row_band_columns(f) + peak_bands(f) + row_band_labels(f) + y_axis(f);
 
     std::size_t drawn = 0;
     for (std::size_t i = 0; i < d_.buffers.size(); ++i) {
@@ -255,7 +258,7 @@ class MemoryMap {
                     : "no placement: bytes live at each step against the cap, which the peak step exceeds";
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">{}</text>\n", num(kLeft),
                        num(top - 8), heading);
-    out += background(f) + peak_bands(f) + y_axis(f);
+    out += background(f) + row_band_columns(f) + peak_bands(f) + y_axis(f);
     if (!d_.steps.empty()) {
       std::string path = fmt::format("M{},{}", num(f.x(0)), num(f.bottom()));
       for (const auto& s : d_.steps) {
@@ -288,6 +291,55 @@ class MemoryMap {
     }
     if (d_.cap_bytes) lines.push_back({*d_.cap_bytes, "cap " + tick_bytes(*d_.cap_bytes), kCapColour, "6 3"});
     out += horizontal_lines(f, lines) + x_axis(f) + "</g>\n";
+    return out;
+  }
+
+  // The steps of each row band of the tiled stage (docs/tiling.md): band i's nodes are named
+  // "<node> [band i/N]", N from the chosen level of the RAM against cost table.
+  void find_row_bands() {
+    const auto chosen = std::find_if(d_.ram_vs_cost.begin(), d_.ram_vs_cost.end(),
+                                     [](const CostLevel& l) { return l.chosen && l.technique == "tiling"; });
+    if (chosen == d_.ram_vs_cost.end()) return;
+    stage_ = fmt::format("{} to {}", chosen->nodes.front(), chosen->nodes.back());
+    for (std::uint64_t band = 1; band <= chosen->bands; ++band) {
+      RowBand span{band, chosen->bands, d_.steps.size(), 0};
+      for (const Step& s : d_.steps)
+        for (const std::string& node : chosen->nodes)
+          if (s.node == fmt::format("{} [band {}/{}]", node, band, chosen->bands)) {
+            span.first_step = std::min<std::uint64_t>(span.first_step, s.step);
+            span.last_step = std::max(span.last_step, s.step);
+          }
+      if (span.first_step <= span.last_step) row_bands_.push_back(span);
+    }
+  }
+
+  // A tinted column behind the steps of each row band: the eye sees the stage's activations exist
+  // a band at a time.
+  std::string row_band_columns(const Frame& f) const {
+    std::string out;
+    for (const RowBand& b : row_bands_) {
+      const double x = f.x(static_cast<double>(b.first_step));
+      const double w = f.x(static_cast<double>(b.last_step + 1)) - x;
+      out += fmt::format(
+          "<rect class=\"row-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{}\">"
+          "<title>row band {}/{} of the tiled stage {}: steps {} to {}</title></rect>\n",
+          num(x), num(f.top), num(w), num(f.height), kRowBandFill, b.band % 2 ? "0.55" : "0.3", b.band, b.bands,
+          xml_escape(stage_), b.first_step, b.last_step);
+    }
+    return out;
+  }
+
+  // Each band named at the top of its column, where the name fits (drawn over the peak column).
+  std::string row_band_labels(const Frame& f) const {
+    std::string out;
+    for (const RowBand& b : row_bands_) {
+      const double x = f.x(static_cast<double>(b.first_step));
+      const double w = f.x(static_cast<double>(b.last_step + 1)) - x;
+      const std::string label = fmt::format("band {}/{}", b.band, b.bands);
+      if (w >= static_cast<double>(label.size()) * kCharWidth + 4)
+        out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#2f6b55\">{}</text>\n", num(x + 2),
+                           num(f.top + 11), label);
+    }
     return out;
   }
 
@@ -367,8 +419,14 @@ class MemoryMap {
     return out;
   }
 
+  struct RowBand {
+    std::uint64_t band, bands, first_step, last_step;
+  };
+
   const Document& d_;
   double step_width_, plot_width_, region_height_, live_height_;
+  std::vector<RowBand> row_bands_;  // empty when no stage runs in row bands
+  std::string stage_;               // the tiled stage, "<first node> to <last node>"
   bool any_placed_;
 };
 

@@ -271,17 +271,37 @@ std::string rewrite_section(const Document& d) {
   if (d.rewrites.empty()) return choice.empty() ? "" : "Rewrites: none kept\n" + choice + "\n";
   std::uint64_t saved = 0;
   for (const Rewrite& r : d.rewrites) saved += r.saved_bytes;
-  std::string out = fit(fmt::format("Rewrites: {} buffer{} removed, {} B (--no-fold-pad, --no-zero-copy-concat turn them off):",
-                                    d.rewrites.size(), d.rewrites.size() == 1 ? "" : "s", saved),
+  std::string out = fit(fmt::format("Rewrites: {} applied, {} B saved (--no-fold-pad, --no-zero-copy-concat, "
+                                    "--no-tiling turn them off):",
+                                    d.rewrites.size(), saved),
                         kWidth) +
                     "\n";
   for (const Rewrite& r : d.rewrites) {
-    const std::string what = r.technique == "fold_pad"
-                                 ? fmt::format("{} folded into {} ({})", r.node, r.into, r.op)
-                                 : fmt::format("{} ({}) writes {} into {}", r.into, r.op, r.tensor, r.node);
+    const std::string what = r.technique == "fold_pad"    ? fmt::format("{} folded into {} ({})", r.node, r.into, r.op)
+                             : r.technique == "tiling" ? fmt::format("{} .. {} run in row bands", r.node, r.into)
+                                                       : fmt::format("{} ({}) writes {} into {}", r.into, r.op, r.tensor, r.node);
     out += fit(fmt::format("  {}: {} B; {}", what, r.saved_bytes, r.detail), kWidth) + "\n";
   }
   return out + choice + "\n";
+}
+
+// The arena against the MACs each technique costs: nothing, the free techniques, each level of
+// patch-based execution.
+std::string cost_section(const Document& d) {
+  if (d.ram_vs_cost.empty()) return "";
+  std::string out = "RAM against cost (--max-ram takes the fewest extra MACs that fit; * this plan)\n";
+  out += fmt::format("  {:<8} {:>9} {:>12} {:>7}  {}\n", "", "arena", "extra MACs", "", "what");
+  for (const CostLevel& l : d.ram_vs_cost) {
+    const std::string what = l.technique == "none"   ? "file order, no overlap, every Concat copying"
+                             : l.technique == "free" ? "overlap, zero-copy Concat, order (on by default)"
+                                                     : fmt::format("{} row bands of {} .. {}", l.bands,
+                                                                   l.nodes.front(), l.nodes.back());
+    out += fit(fmt::format("{} {:<8} {:>9} {:>12} {:>6.1f}%  {}", l.chosen ? "*" : " ", l.technique, l.arena_bytes,
+                           l.extra_macs, l.extra_macs_percent, what),
+               kWidth) +
+           "\n";
+  }
+  return out + "\n";
 }
 
 std::string peak_section(const Document& d) {
@@ -309,7 +329,7 @@ std::string layer_table(const Document& d) {
   std::size_t w_node = 4, w_op = 2, w_shape = 12, w_macs = 4, w_live = 4;
   for (const auto& s : d.steps) {
     w_node = std::max(w_node, s.node.size());
-    w_op = std::max(w_op, s.op.size());
+    w_op = std::max(w_op, s.op.size() + (s.in_float ? 4 : 0));
     w_shape = std::max(w_shape, shape_text(s.output_shape).size());
     w_macs = std::max(w_macs, digits(s.macs));
     w_live = std::max(w_live, digits(s.live_bytes));
@@ -341,10 +361,20 @@ std::string layer_table(const Document& d) {
     std::vector<std::string> names;
     for (const auto& sized : d.live_by_size(s)) names.push_back(sized.second);
     const auto tensor_lines = fit_list(names, w_tensors, max_lines);
-    row(fmt::format("{}{}", s.step, peak ? "*" : " "), s.node, s.op, shape_text(s.output_shape), std::to_string(s.macs),
+    row(fmt::format("{}{}", s.step, peak ? "*" : " "), s.node, s.in_float ? s.op + " f32" : s.op, shape_text(s.output_shape), std::to_string(s.macs),
         std::to_string(s.live_bytes), std::to_string(s.scratch_bytes), tensor_lines.front());
     for (std::size_t i = 1; i < tensor_lines.size(); ++i) out += std::string(used, ' ') + tensor_lines[i] + "\n";
   }
+  std::size_t float_steps = 0;
+  std::uint64_t float_peak = 0;
+  for (const auto& s : d.steps) {
+    float_steps += s.in_float;
+    float_peak = std::max(float_peak, s.float_bytes);
+  }
+  if (float_steps)
+    out += fmt::format("Float islands: {} step{} marked f32 (float32 kernels, and the Dequantize/Quantize at\n"
+                       "  their ends); float32 buffers (4 B an element) take up to {} B of a step's live bytes\n",
+                       float_steps, float_steps == 1 ? "" : "s", float_peak);
   return out;
 }
 
@@ -353,7 +383,7 @@ std::string layer_table(const Document& d) {
 std::string render_text(const nlohmann::json& report) {
   const Document d = read_document(report);
   return header(d) + failure_section(d) + ram_section(d) + order_section(d) + flash_section(d) + measured_section(d) +
-         savings_section(d) + overlap_section(d) + rewrite_section(d) + peak_section(d) + layer_table(d);
+         savings_section(d) + overlap_section(d) + rewrite_section(d) + cost_section(d) + peak_section(d) + layer_table(d);
 }
 
 std::string render_measured_text(const nlohmann::json& report) { return measured_section(read_document(report)); }

@@ -61,7 +61,8 @@ TensorId add_boundary_view(Graph& g, std::vector<Node>& nodes, TensorId of, cons
 bool contains(const std::vector<TensorId>& ids, TensorId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
 
 // Removes the Quantize on a float graph input and the Dequantize on a float graph output: the
-// integer tensor takes the float one's place at the boundary. A tensor that would then be a
+// integer tensor takes the float one's place at the boundary (those inside, at the ends of float
+// islands, are kernels and stay). A tensor that would then be a
 // float boundary on one side and an integer one on the other (a model that is only a
 // QuantizeLinear or only a DequantizeLinear, or an integer output also given dequantized) gets a
 // view for the second role, so that each boundary tensor says how the model passes it.
@@ -71,8 +72,10 @@ void take_float_edges_off_schedule(Graph& g) {
   for (Node& n : g.nodes) {
     if (n.op == OpKind::Quantize) {
       auto in = std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]);
-      if (in == g.inputs.end())
-        throw Error(where(g, n) + ": QuantizeLinear inside the graph; only a float graph input may be quantized");
+      if (in == g.inputs.end()) {  // the end of a float island: a kernel
+        kept.push_back(std::move(n));
+        continue;
+      }
       const TensorId q = n.outputs[0];
       *in = q;
       g.tensors[q].float_at_boundary = true;
@@ -82,8 +85,11 @@ void take_float_edges_off_schedule(Graph& g) {
     }
     if (n.op == OpKind::Dequantize) {
       auto out = std::find(g.outputs.begin(), g.outputs.end(), n.outputs[0]);
-      if (out == g.outputs.end())
-        throw Error(where(g, n) + ": DequantizeLinear inside the graph; only a graph output may be dequantized");
+      const bool read = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& m) { return contains(m.inputs, n.outputs[0]); });
+      if (out == g.outputs.end() || read) {  // the start of a float island: a kernel
+        kept.push_back(std::move(n));
+        continue;
+      }
       TensorId q = n.inputs[0];
       if (contains(model_inputs, q) || contains(model_outputs, q) || g.tensors[q].float_at_boundary)
         q = add_boundary_view(g, kept, q, ":dequantized");

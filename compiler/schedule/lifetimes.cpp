@@ -12,6 +12,16 @@ std::vector<ir::TensorId> view_roots(const ir::Graph& g) {
     if (g.tensors[i].slice_of != ir::kNoTensor) root[i] = g.tensors[i].slice_of;
   for (const ir::Node& n : g.nodes)  // schedule order: a view's input already has its root
     if (n.op == ir::OpKind::Reshape) root[n.outputs[0]] = root[n.inputs[0]];
+  // A band of a tiled stage's input (passes/tile.cpp) may lie in a Reshape's output, a Concat
+  // input in a band of a stage's output, which lies in that output.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < root.size(); ++i)
+      if (g.tensors[i].slice_of != ir::kNoTensor && root[i] != root[g.tensors[i].slice_of]) {
+        root[i] = root[g.tensors[i].slice_of];
+        changed = true;
+      }
+  }
   return root;
 }
 
@@ -36,7 +46,9 @@ void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes&
     std::optional<plan::Overlap> best;
     std::uint64_t best_saving = 0;
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-      if (n.inputs[i] == ir::kNoTensor) continue;
+      // An input read in place from part of a buffer (a band of a tiled stage's input): the
+      // distances are for an input at the start of its own buffer.
+      if (n.inputs[i] == ir::kNoTensor || g.tensors[n.inputs[i]].slice_of != ir::kNoTensor) continue;
       const int in = result.tensor_buffer[n.inputs[i]];
       if (in < 0 || in == out || at_boundary[in] || buffers[in].last_step != step) continue;
       // A distance must hold for every operand slot that reads this buffer.

@@ -58,7 +58,8 @@ Lifetimes compute_lifetimes(const ir::Graph& graph, const std::function<std::uin
                             const LifetimeOptions& options);
 
 // The tensor a view reads through to: follows Reshape nodes back to the tensor that owns the bytes;
-// a Concat input written in place (ir::Tensor::slice_of) goes to the Concat's output.
+// a tensor lying in another (ir::Tensor::slice_of: a Concat input written in place, a band of a
+// tiled stage) goes to the one it lies in.
 std::vector<ir::TensorId> view_roots(const ir::Graph& graph);
 
 }  // namespace tightfit::schedule

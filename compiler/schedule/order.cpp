@@ -228,6 +228,9 @@ OrderProblem order_problem(const ir::Graph& g, const Lifetimes& lifetimes) {
   std::vector<int> producer(g.tensors.size(), -1);
   for (int v = 0; v < n; ++v)
     for (const ir::TensorId t : g.nodes[v].outputs) producer[t] = v;
+  // A tensor read in place from another (a band of a tiled stage's input) waits for its writer.
+  for (std::size_t t = 0; t < g.tensors.size(); ++t)
+    if (producer[t] < 0 && g.tensors[t].slice_of != ir::kNoTensor) producer[t] = producer[g.tensors[t].slice_of];
   p.predecessors.resize(n);
   for (int v = 0; v < n; ++v) {
     for (const ir::TensorId t : g.nodes[v].inputs)

@@ -3,15 +3,16 @@
 build's exactly, and the report it writes must carry the firmware's figures.
 
   check_target_run.py --tightfit TIGHTFIT --board mps2-an500 --work DIR --reference-dir HOST_OUT \
-      [--profile] -- MODEL.onnx [tightfit run arguments: --input x.npy ... --pin-batch ...]
+      [--profile] [--rewrite TECHNIQUE] -- MODEL.onnx [tightfit run arguments: --input x.npy ... --pin-batch ...]
 
 HOST_OUT holds output_0.npy, ... of `tightfit run` on the host for the same model and inputs.
 Checks: exit 0; every output_N.npy has the reference's dtype, shape and bytes; NAME.report.json
 validates (tightfit report reads it) and its "measured" section names the board, has the arena
 section equal to the planned arena and to the report's arena_bytes, a positive instruction count
 and peak stack; with --profile, one count per step (null only for steps without a kernel call)
-that add up to the run's instructions within 10%. Exit 0 when all hold, else 1 naming the first
-failure.
+that add up to the run's instructions within 10%; with --rewrite, a rewrite of that technique in
+the report (tiling: the cap made a stage run in row bands). Exit 0 when all hold, else 1 naming
+the first failure.
 """
 import argparse
 import glob
@@ -36,6 +37,7 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--reference-dir", required=True)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--rewrite", help="a technique the report's rewrites must name (e.g. tiling)")
     parser.add_argument("run_arguments", nargs="+")
     args = parser.parse_args()
 
@@ -96,6 +98,11 @@ def main():
         print(f"{len(called)} kernel calls profiled, {total} instructions against {measured['instructions']}")
     elif counts is not None:
         fail("step_instructions given without --profile")
+    if args.rewrite:
+        applied = [r for r in report["rewrites"] if r["technique"] == args.rewrite]
+        if not applied:
+            fail(f"no {args.rewrite} rewrite in the report")
+        print(f"{args.rewrite}: {applied[0]['detail']}")
     print(f"report: arena {ram['arena_bytes']} B as planned, {measured['instructions']} instructions, "
           f"peak stack {ram['stack_peak_bytes']} B")
 

@@ -70,7 +70,7 @@ const std::vector<BadModel>& bad_models() {
       {"dangling_input.onnx", {"relu (Relu)", "input 'nobody_writes_this'", "not a graph input"}},
       {"huge_input.onnx", {"tensor 'x'", "elements"}},
       {"slice_step_2.onnx", {"op (Slice)", "step 2 is not supported"}},
-      {"div_by_activation.onnx", {"op (Div)", "divisor 'xf' is an activation"}},
+      {"pow_by_activation.onnx", {"op (Pow)", "exponent 'xf' is an activation", "2 or 3"}},
       {"convtranspose_grouped.onnx", {"op (ConvTranspose)", "grouped ConvTranspose (group != 1) is not supported"}},
       {"convtranspose_output_shape.onnx", {"op (ConvTranspose)", "output_shape is not supported"}},
   };

@@ -186,3 +186,22 @@ TEST_CASE("QuantizeLinear then ConvInteger then DequantizeLinear then QuantizeLi
   CHECK(input_tensor(g, g.nodes[1], 0).quant.zero_point == std::vector<std::int32_t>{3});
   CHECK(output_tensor(g, g.nodes[2]).dtype == ir::DType::Int8);
 }
+
+TEST_CASE("a Div by an activation runs in a float island: Dequantize to float32, Div on float32, Quantize back") {
+  const ir::Graph g = import_good("div_by_activation.onnx");
+  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Dequantize, ir::OpKind::Div, ir::OpKind::Quantize});
+  const ir::Node& dq = g.nodes[1];
+  const ir::Node& div = g.nodes[2];
+  const ir::Node& q = g.nodes[3];
+  CHECK(input_tensor(g, dq, 0).dtype == ir::DType::Int8);
+  CHECK(output_tensor(g, dq).dtype == ir::DType::Float32);
+  CHECK_FALSE(output_tensor(g, dq).quantized);
+  // Both operands read the one float32 copy of the activation.
+  CHECK(div.inputs == std::vector<ir::TensorId>{dq.outputs[0], dq.outputs[0]});
+  CHECK(output_tensor(g, div).dtype == ir::DType::Float32);
+  CHECK(output_tensor(g, div).bytes() == 4 * 36);
+  CHECK(div.onnx_op == "Div (float)");
+  CHECK(q.inputs[0] == div.outputs[0]);
+  CHECK(output_tensor(g, q).dtype == ir::DType::Int8);
+  CHECK(output_tensor(g, q).quant.scale == std::vector<float>{0.05f});
+}

@@ -332,11 +332,14 @@ def make_bad():
         f.write(bytes(16))
     save(BAD, "external_out_of_range.onnx", m)
 
-    # Forms of Slice and Div that tightfit refuses: a step of 2, a division by an activation.
+    # A form of Slice that tightfit refuses: a step of 2.
     save(BAD, "slice_step_2.onnx", qdq_island("Slice", ["xf", "starts", "ends", "axes", "steps"], {
         "starts": np.array([0], np.int64), "ends": np.array([4], np.int64), "axes": np.array([1], np.int64),
         "steps": np.array([2], np.int64)}, [1, 2, 3, 3]))
-    save(BAD, "div_by_activation.onnx", qdq_island("Div", ["xf", "xf"], {}, [1, 4, 3, 3]))
+    # Pow by an activation: only a constant exponent of 2 or 3 (tightfit::pow_float multiplies).
+    save(BAD, "pow_by_activation.onnx", qdq_island("Pow", ["xf", "xf"], {}, [1, 4, 3, 3]))
+    # Div by an activation runs in a float island (good/div_by_activation.onnx).
+    save(GOOD, "div_by_activation.onnx", qdq_island("Div", ["xf", "xf"], {}, [1, 4, 3, 3]))
 
     # ConvTranspose forms tightfit refuses: groups, and the size given by output_shape.
     for name, attrs, w_shape, y_shape in (

@@ -41,4 +41,18 @@ TIGHTFIT_INSTANTIATE_WEIGHTED(int8_t, int8_t)
 TIGHTFIT_INSTANTIATE_WEIGHTED(uint8_t, int8_t)
 TIGHTFIT_INSTANTIATE_WEIGHTED(uint8_t, uint8_t)
 
+// The float islands' kernels are plain functions: one call of each (VSQRT on a core with an FPU,
+// soft float and the integer square root on the Cortex-M0+).
+void float_island_kernels(const BinaryShape& s, const ReduceMeanParams& p, const float* a, const float* b, float* out);
+void float_island_kernels(const BinaryShape& s, const ReduceMeanParams& p, const float* a, const float* b, float* out) {
+  add_float(s, a, b, out);
+  sub_float(s, a, b, out);
+  mul_float(s, a, b, out);
+  div_float(s, a, b, out);
+  pow_float(s.out_dims[3], 2, a, out);
+  sqrt_float(s.out_dims[3], a, out);
+  reduce_mean_float(p, a, out);
+  reduce_mean_float_rows(s.out_dims[2], s.out_dims[3], a, out);
+}
+
 }  // namespace tightfit

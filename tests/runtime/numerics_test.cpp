@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 
+#include "tightfit/float_kernels.hpp"
 #include "tightfit/numerics.hpp"
 
 namespace {
@@ -126,4 +128,79 @@ TEST_CASE("requantize_integer equals the float requantization bit for bit", "[ru
     CHECK(tightfit::requantize_integer<int32_t>(3, 0.5f, 0, -kWide, kWide) == 2);
     CHECK(tightfit::requantize_integer<int32_t>(5, 0.5f, 0, -kWide, kWide) == 2);
   }
+}
+
+// The float islands' square root (float_kernels.hpp): on the host (and every core without a
+// single-precision FPU, the Cortex-M0+) it is computed in integers; it must be IEEE's correctly
+// rounded result, std::sqrt's, on every float: zeros, subnormals, normals, infinities, NaNs,
+// negatives. Every 97th bit pattern (all exponents, many significands), the neighbours of squares
+// (the rounding boundaries), and a random sample.
+TEST_CASE("sqrt_float equals std::sqrt bit for bit", "[runtime][numerics][float]") {
+  auto same = [](float x) {
+    const float got = tightfit::sqrt_float(x), want = std::sqrt(x);
+    uint32_t g, w;
+    std::memcpy(&g, &got, 4);
+    std::memcpy(&w, &want, 4);
+    if (std::isnan(want)) return std::isnan(got);
+    return g == w;
+  };
+  long mismatches = 0, checked = 0;
+  for (uint64_t b = 0; b <= 0xffffffffull; b += 97, ++checked) mismatches += !same(from_bits(static_cast<uint32_t>(b)));
+  for (uint32_t r = 1; r < (1u << 20); ++r) {  // around r^2 (exact squares and their neighbours)
+    const float sq = static_cast<float>(r) * static_cast<float>(r);
+    uint32_t bits;
+    std::memcpy(&bits, &sq, 4);
+    for (uint32_t d : {bits - 1, bits, bits + 1}) mismatches += !same(from_bits(d)), ++checked;
+  }
+  std::mt19937 rng(18);
+  std::uniform_int_distribution<uint32_t> any;
+  for (int i = 0; i < 1000000; ++i, ++checked) mismatches += !same(from_bits(any(rng)));
+  INFO(checked << " values checked");
+  CHECK(mismatches == 0);
+  CHECK(std::signbit(tightfit::sqrt_float(-0.0f)));
+  CHECK(std::isnan(tightfit::sqrt_float(-1.0f)));
+  CHECK(std::isinf(tightfit::sqrt_float(std::numeric_limits<float>::infinity())));
+}
+
+// The float islands' ReduceMean over other than trailing axes adds in index order, then divides
+// by the count: on [1e8, 1, -1e8, 1] that gives ((1e8 + 1) - 1e8) + 1 = 1 (1e8 + 1 rounds to 1e8),
+// a mean of 0.25; pairs first ((1e8 - 1e8) + (1 + 1)) would give 0.5. Two rows of [2, 4], axis 1.
+TEST_CASE("reduce_mean_float adds in index order, then divides by the count", "[runtime][float]") {
+  const float x[8] = {1e8f, 1.0f, -1e8f, 1.0f, 1.0f, 2.0f, 3.0f, 4.0f};
+  const tightfit::ReduceMeanParams p = {{1, 1, 2, 1}, {1, 1, 1, 4}, {0, 0, 4, 1}, {0, 0, 1, 0}, 4, 0.0f, 0, 0.0f, 0, 0, 0};
+  float y[2] = {};
+  tightfit::reduce_mean_float(p, x, y);
+  CHECK(y[0] == 0.25f);
+  CHECK(y[1] == 2.5f);
+}
+
+TEST_CASE("pow_float multiplies: x * x and x * x * x, rounded after each product", "[runtime][float]") {
+  const float x[3] = {3.0f, -1.5f, 16777217.0f};
+  float y[3] = {};
+  tightfit::pow_float(3, 2, x, y);
+  CHECK(y[0] == 9.0f);
+  CHECK(y[1] == 2.25f);
+  CHECK(y[2] == 16777216.0f * 16777216.0f);  // 16777217 is not a float: it reads as 2^24
+  const float z[1] = {1.1f};
+  tightfit::pow_float(1, 3, z, y);
+  CHECK(y[0] == (1.1f * 1.1f) * 1.1f);
+}
+
+// Over trailing axes ORT sums as Eigen's SSE sum() does (models/layernorm_head.py's model and ORT on
+// rows of 3 to 100 elements at every misalignment agree with this order bit for bit): from the
+// first 16-byte boundary two 4-float accumulators, added, reduced (p0 + p2) + (p1 + p3), then the
+// elements before the boundary and the tail. Row 0 (aligned, 8 elements of 9):
+// [1e8, 1, 1, 1] + [-1e8, 1, 1, 1] = [0, 2, 2, 2] -> 6, plus the tail 1 -> 7 (index order: 4).
+// Row 1 starts 1 element past a boundary (9 & 3): elements 0..2 wait, then [x3..x6], (x3 + x5) +
+// (x4 + x6), then x0, x1, x2, then x7, x8.
+TEST_CASE("reduce_mean_float_rows sums each row in ORT's (Eigen's) order, then divides by the count", "[runtime][float]") {
+  const float x[18] = {1e8f, 1, 1, 1, -1e8f, 1, 1, 1, 1,
+                       1, 1, 1, 1e8f, 1, -1e8f, 1, 1, 1};
+  float y[2] = {};
+  tightfit::reduce_mean_float_rows(2, 9, x, y);
+  CHECK(y[0] == 7.0f / 9.0f);
+  CHECK(y[1] == 7.0f / 9.0f);  // (1e8 - 1e8) + (1 + 1) = 2, + 3 + 2 (index order: 1e8 swallows 4 ones: 3)
+  const float short_row[3] = {1e8f, 1, -1e8f};  // under 4 past the boundary: index order, 0
+  tightfit::reduce_mean_float_rows(1, 3, short_row, y);
+  CHECK(y[0] == 0.0f);
 }

@@ -50,11 +50,12 @@ Bytes run_apart(const Kernel& kernel, const Bytes& input, size_t out_bytes) {
 }
 
 // At `distance` (and a few bytes more) the overlapped output equals the separate one on every
-// try; at `tight_distance` - 1 some try differs (unless `tight_distance` is nullopt). The
-// output lies below the input, or `above` it for a kernel run backwards.
+// try; one granule nearer than `tight_distance` some try differs (unless `tight_distance` is
+// nullopt). The output lies below the input, or `above` it for a kernel run backwards.
 // Returns whether the nearer run differed; `require_tight` false leaves that to the caller (a
 // max pool can only show an overwritten byte that beats its window's maximum). `granule`: the
-// input's element size, so that the farther distances tried keep its elements aligned.
+// input's element size, so that every distance tried keeps its elements aligned (a float one
+// byte off its alignment is undefined behaviour, and the planner never places one there).
 bool check_distance(const std::string& what, const Kernel& kernel, size_t in_bytes, size_t out_bytes,
                     int32_t distance, std::optional<int32_t> tight_distance, bool above = false,
                     bool require_tight = true, int32_t granule = 1) {
@@ -69,7 +70,7 @@ bool check_distance(const std::string& what, const Kernel& kernel, size_t in_byt
     const Bytes input = random_bytes(in_bytes);
     const Bytes expected = run_apart(kernel, input, out_bytes);
     for (const int32_t more : {0, 1, 3}) REQUIRE(run(input, distance + more * granule) == expected);
-    if (tight_distance && !corrupted && run(input, *tight_distance - 1) != expected)
+    if (tight_distance && !corrupted && run(input, *tight_distance - granule) != expected)
       corrupted = true;
     if ((corrupted || !tight_distance) && attempt >= 3) break;
   }
@@ -302,4 +303,26 @@ TEST_CASE("the pointwise distance covers the DSP loop order as well as the porta
   CHECK(tightfit::detail::portable_matmul_up_distance(125, 64, 64) == 64);
   CHECK(tightfit::detail::dsp_matmul_up_distance(125, 64, 64) == 128);
   CHECK(tightfit::conv_pointwise_up_distance(p) == 128);
+}
+
+TEST_CASE("the float islands' element-wise kernels compute in place, and corrupt their output one element above their input") {
+  const int32_t count = 24;
+  const tightfit::BinaryShape same{{1, 2, 3, 4}, {0, 12, 4, 1}, {0, 12, 4, 1}};
+  const Bytes other = random_bytes(4 * count);
+  const auto* y = reinterpret_cast<const float*>(other.data());
+  using Binary = void (*)(const tightfit::BinaryShape&, const float*, const float*, float*);
+  const std::pair<const char*, Binary> binaries[] = {{"add_float", tightfit::add_float}, {"sub_float", tightfit::sub_float},
+                                                     {"mul_float", tightfit::mul_float}, {"div_float", tightfit::div_float}};
+  for (const auto& [name, kernel] : binaries)
+    for (int operand = 0; operand < 2; ++operand)
+      check_distance(name, [&, kernel = kernel](const uint8_t* in, uint8_t* out) {
+        const auto* x = reinterpret_cast<const float*>(in);
+        kernel(same, operand == 0 ? x : y, operand == 0 ? y : x, reinterpret_cast<float*>(out));
+      }, 4 * count, 4 * count, tightfit::detail::binary_distance(same, operand), 0, false, true, 4);
+  check_distance("pow_float", [&](const uint8_t* in, uint8_t* out) {
+    tightfit::pow_float(count, 2, reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out));
+  }, 4 * count, 4 * count, 0, 0, false, true, 4);
+  check_distance("sqrt_float", [&](const uint8_t* in, uint8_t* out) {
+    tightfit::sqrt_float(count, reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out));
+  }, 4 * count, 4 * count, 0, 0, false, true, 4);
 }

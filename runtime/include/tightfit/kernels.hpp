@@ -1127,3 +1127,5 @@ inline void clamp(const ClampParams& p, const T* in, T* out) {
 constexpr int32_t clamp_distance() { return 0; }
 
 }  // namespace tightfit
+
+#include "tightfit/float_kernels.hpp"  // float islands: float32 Add, Sub, Mul, Div, Pow, Sqrt, ReduceMean

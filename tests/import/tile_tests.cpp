@@ -1,0 +1,194 @@
+// The row-band pass (compiler/passes/tile.cpp) on hand-made NHWC graphs: which runs of nodes are
+// stages, the rows, pads and in-place parts each band's nodes get, and what it refuses. That the
+// bands compute what the untiled graph does is checked end to end (difftest --row-bands, the
+// codegen tiling tests).
+#include <catch2/catch.hpp>
+
+#include "passes/passes.hpp"
+
+using namespace tightfit;
+
+namespace {
+
+ir::Tensor image(const std::string& name, std::int64_t h, std::int64_t w, std::int64_t c) {
+  ir::Tensor t;
+  t.name = name;
+  t.dtype = ir::DType::Int8;
+  t.shape = {1, h, w, c};
+  t.layout = ir::Layout::ChannelsLast;
+  t.quantized = true;
+  t.quant = ir::Quant{{0.5f}, {0}, -1};
+  return t;
+}
+
+ir::Tensor weights(const std::string& name, std::int64_t out_c, std::int64_t in_c, std::int64_t k) {
+  ir::Tensor t;
+  t.name = name;
+  t.dtype = ir::DType::Int8;
+  t.shape = {out_c, in_c, k, k};
+  t.is_constant = true;
+  t.quantized = true;
+  t.quant = ir::Quant{{0.25f}, {0}, -1};
+  t.data.assign(static_cast<std::size_t>(out_c * in_c * k * k), 1);
+  return t;
+}
+
+ir::Node conv(const std::string& name, ir::TensorId x, ir::TensorId w, ir::TensorId y, std::int64_t k,
+              std::int64_t stride, std::int64_t pad) {
+  ir::Node n;
+  n.name = name;
+  n.op = ir::OpKind::Conv;
+  n.inputs = {x, w};
+  n.outputs = {y};
+  n.attrs.strides = {stride, stride};
+  n.attrs.dilations = {1, 1};
+  n.attrs.pads = {pad, pad, pad, pad};
+  n.attrs.kernel_shape = {k, k};
+  return n;
+}
+
+// x [16x8x4] -> a: 3x3 s1 p1 conv [16x8x4] -> b: 3x3 s2 p1 conv [8x4x4] -> c: 1x1 conv [8x4x4].
+ir::Graph chain() {
+  ir::Graph g;
+  g.source = "hand.onnx";
+  g.tensors = {image("x", 16, 8, 4),       image("a", 16, 8, 4),       image("b", 8, 4, 4), image("c", 8, 4, 4),
+               weights("wa", 4, 4, 3),     weights("wb", 4, 4, 3),     weights("wc", 4, 4, 1)};
+  g.nodes = {conv("A", 0, 4, 1, 3, 1, 1), conv("B", 1, 5, 2, 3, 2, 1), conv("C", 2, 6, 3, 1, 1, 0)};
+  g.inputs = {0};
+  g.outputs = {3};
+  return g;
+}
+
+const ir::Node& node(const ir::Graph& g, const std::string& name) {
+  for (const ir::Node& n : g.nodes)
+    if (n.name == name) return n;
+  FAIL("no node " << name);
+  return g.nodes.front();
+}
+
+const ir::Tensor& in0(const ir::Graph& g, const std::string& name) { return g.tensors[node(g, name).inputs[0]]; }
+const ir::Tensor& out0(const ir::Graph& g, const std::string& name) { return g.tensors[node(g, name).outputs[0]]; }
+
+}  // namespace
+
+TEST_CASE("a band's nodes read the rows their windows reach, with the image's padding only at its edges") {
+  ir::Graph g = chain();
+  const std::int64_t untiled = g.macs(g.nodes[0]) + g.macs(g.nodes[1]) + g.macs(g.nodes[2]);
+  const auto tiled = passes::tile_stage(g, {{"A", "B", "C"}, 4});
+  REQUIRE(tiled);
+  // Band 1 of 4 makes c's rows 0-1; B reads a's rows 0-3 (2*1 - 1 + 3 = 4, the top pad 1 kept);
+  // A reads x's rows 0-4 (the top pad 1 kept).
+  CHECK(out0(g, "C [band 1/4]").shape == std::vector<std::int64_t>{1, 2, 4, 4});
+  CHECK(out0(g, "B [band 1/4]").shape[1] == 2);
+  CHECK(out0(g, "A [band 1/4]").shape[1] == 4);
+  CHECK(in0(g, "A [band 1/4]").shape[1] == 5);
+  CHECK(node(g, "A [band 1/4]").attrs.pads[0] == 1);
+  CHECK(node(g, "B [band 1/4]").attrs.pads[0] == 1);
+  // Band 2 makes c's rows 2-3: B reads a's rows 3-7 with no top pad, A reads x's rows 2-8.
+  CHECK(out0(g, "A [band 2/4]").name == "a [rows 3-7]");
+  CHECK(node(g, "B [band 2/4]").attrs.pads[0] == 0);
+  CHECK(in0(g, "A [band 2/4]").name == "x [rows 2-8]");
+  CHECK(node(g, "A [band 2/4]").attrs.pads[0] == 0);
+  // The last band reaches the bottom edge: A's window there reads the bottom pad.
+  CHECK(in0(g, "A [band 4/4]").name == "x [rows 10-15]");
+  CHECK(node(g, "A [band 4/4]").attrs.pads[2] == 1);
+  // The stage's input rows are read in place from x; c's rows are written in place into c.
+  const ir::Tensor& x_rows = in0(g, "A [band 2/4]");
+  CHECK(x_rows.slice_of == 0);
+  CHECK(x_rows.slice_offset == 2 * 8 * 4);
+  const ir::Tensor& c_rows = out0(g, "C [band 2/4]");
+  CHECK(c_rows.slice_of == 3);
+  CHECK(c_rows.slice_offset == 2 * 4 * 4);
+  // A Concat along H, all in place, makes c; the untiled nodes are gone.
+  const ir::Node& bands = g.nodes.back();
+  CHECK(bands.op == ir::OpKind::Concat);
+  CHECK(bands.outputs == std::vector<ir::TensorId>{3});
+  CHECK(bands.inputs.size() == 4);
+  CHECK(g.nodes.size() == 3 * 4 + 1);
+  // a's halo rows are computed twice: the MACs grow.
+  CHECK(tiled->macs == untiled);
+  CHECK(tiled->tiled_macs > untiled);
+}
+
+TEST_CASE("a tensor read by two nodes of a stage is made for both and each reads its own rows in place") {
+  // x -> A (3x3) -> a; B (3x3 on a) -> b; Add(a, b) -> c: a residual block.
+  ir::Graph g;
+  g.source = "hand.onnx";
+  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 4), image("b", 8, 4, 4), image("c", 8, 4, 4),
+               weights("wa", 4, 4, 3), weights("wb", 4, 4, 3)};
+  ir::Node add;
+  add.name = "Add";
+  add.op = ir::OpKind::Add;
+  add.inputs = {1, 2};
+  add.outputs = {3};
+  g.nodes = {conv("A", 0, 4, 1, 3, 1, 1), conv("B", 1, 5, 2, 3, 1, 1), add};
+  g.inputs = {0};
+  g.outputs = {3};
+  REQUIRE(passes::stage_of_steps(g, 0, 2));
+  REQUIRE(passes::tile_stage(g, {{"A", "B", "Add"}, 2}));
+  // Band 2 makes c's rows 4-7; B needs a's rows 3-7, Add a's rows 4-7: a's band holds rows 3-7
+  // and Add reads rows 4-7 of it in place, one row in.
+  const ir::Tensor& a_rows = out0(g, "A [band 2/2]");
+  CHECK(a_rows.name == "a [rows 3-7]");
+  const ir::Tensor& add_reads = g.tensors[node(g, "Add [band 2/2]").inputs[0]];
+  CHECK(add_reads.name == "a [rows 4-7]");
+  CHECK(add_reads.slice_of == node(g, "A [band 2/2]").outputs[0]);
+  CHECK(add_reads.slice_offset == 1 * 4 * 4);
+  CHECK(node(g, "B [band 2/2]").inputs[0] == node(g, "A [band 2/2]").outputs[0]);
+}
+
+TEST_CASE("a run of nodes is no stage when a tensor inside is read outside it, or it reads two from outside") {
+  ir::Graph g = chain();
+  g.outputs = {3, 1};  // a is also a model output
+  CHECK_FALSE(passes::stage_of_steps(g, 0, 2));
+  CHECK(passes::stage_of_steps(g, 1, 2));  // B and C: a is their input
+  ir::Graph two = chain();
+  two.tensors.push_back(image("y", 16, 8, 4));
+  ir::Node add;
+  add.name = "Add";
+  add.op = ir::OpKind::Add;
+  add.inputs = {1, 7};  // a and a second model input
+  add.outputs = {8};
+  two.tensors.push_back(image("d", 16, 8, 4));
+  two.nodes.insert(two.nodes.begin() + 1, add);
+  two.inputs = {0, 7};
+  two.outputs = {3, 8};
+  CHECK_FALSE(passes::stage_of_steps(two, 0, 1));
+}
+
+TEST_CASE("more bands than output rows leave the graph untouched") {
+  ir::Graph g = chain();
+  const std::size_t tensors = g.tensors.size();
+  CHECK_FALSE(passes::tile_stage(g, {{"A", "B", "C"}, 9}));  // c has 8 rows
+  CHECK(g.tensors.size() == tensors);
+  CHECK(g.nodes.size() == 3);
+  CHECK(passes::tile_stage(g, {{"A", "B", "C"}, 8}));
+}
+
+TEST_CASE("a Concat input written in place stays in place in its band of the Concat, even the stage's output's") {
+  // x -> A (1x1) -> a, in place in c at channel 0; x -> B (3x3) -> b, copied; Concat(a, b) -> c.
+  ir::Graph g;
+  g.source = "hand.onnx";
+  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 2), image("b", 8, 4, 2), image("c", 8, 4, 4),
+               weights("wa", 2, 4, 1), weights("wb", 2, 4, 3)};
+  g.tensors[1].slice_of = 3;
+  g.tensors[1].slice_offset = 0;
+  g.tensors[1].slice_pixel_stride = 4;
+  ir::Node concat;
+  concat.name = "Concat";
+  concat.op = ir::OpKind::Concat;
+  concat.attrs.axis = 3;
+  concat.inputs = {1, 2};
+  concat.outputs = {3};
+  g.nodes = {conv("A", 0, 4, 1, 1, 1, 0), conv("B", 0, 5, 2, 3, 1, 1), concat};
+  g.inputs = {0};
+  g.outputs = {3};
+  REQUIRE(passes::tile_stage(g, {{"A", "B", "Concat"}, 2}));
+  const ir::Tensor& a_rows = out0(g, "A [band 2/2]");
+  const ir::TensorId c_rows = node(g, "Concat [band 2/2]").outputs[0];
+  CHECK(a_rows.slice_of == c_rows);  // the Concat's band then copies b alone
+  CHECK(a_rows.slice_offset == 0);
+  CHECK(a_rows.slice_pixel_stride == 4);
+  CHECK(g.tensors[c_rows].slice_of == 3);  // which lies in c from row 4 on
+  CHECK(g.tensors[c_rows].slice_offset == 4 * 4 * 4);
+}
