@@ -19,9 +19,12 @@ Then the issue's targets (half of the layer-by-layer minimum: the table's "none"
 --io-outside) run on the host under that cap against the untiled run; and, for --qemu-models, the
 instructions per inference on the Cortex-M4 (`tightfit run --target mps2-an386`, QEMU) of the
 untiled plan and the tiled one under the least tiling level (inputs and outputs in the arena, as
---target runs them), outputs compared.
+--target runs them), outputs compared; and every model that has a tiling level run under its least
+one in QEMU on each of --boards (default the Cortex-M4 and M7), its outputs against the untiled
+run's on the host.
 
-  bench/tiling.py [--build BUILD] [--work DIR] [--models a,b] [--qemu-models a,b] [--no-torch] [--no-qemu] [--jobs N]
+  bench/tiling.py [--build BUILD] [--work DIR] [--models a,b] [--qemu-models a,b] [--boards a,b] [--no-torch]
+                  [--no-qemu] [--jobs N]
 """
 import argparse
 import concurrent.futures
@@ -119,6 +122,8 @@ def main():
     ap.add_argument('--build', default=os.path.join(ROOT, 'build'))
     ap.add_argument('--work', default=None, help='default: BUILD/tiling_bench')
     ap.add_argument('--qemu-models', default='mobilenet_v1_025,conv_s8,mobilenet_v2_035,squeezenet1_1')
+    ap.add_argument('--boards', default='mps2-an386,mps2-an500',
+                    help='boards that run every tiled model under its least level')
     ap.add_argument('--models', default='', help='only these (default: all)')
     ap.add_argument('--no-torch', action='store_true')
     ap.add_argument('--no-qemu', action='store_true')
@@ -215,6 +220,35 @@ def main():
             continue
         print(f"| {name} | {r['arena']:,} | {cap:,} | {slow:,} | {fast:,} | {fast / slow:.3f} "
               f"| {'equal' if tiled == untiled else 'DIFFER'} |")
+
+    # Every model with a tiling level, under its least one, on each board: the outputs in QEMU
+    # against the untiled run on the host (which the code generation tests hold to ONNX Runtime).
+    boards = [b for b in args.boards.split(',') if b]
+    print('\n### Every tiled model in QEMU under its least tiling level (inputs and outputs in the arena)\n')
+    print('| model | cap (least with tiling) | ' + ' | '.join(boards) + ' |')
+    print('|---|---:|' + '---|' * len(boards))
+    cases = [(name, board) for name in models if rows[name, 'arena'].get('tiling') for board in boards]
+    def on_board(name, board):
+        path, inputs = models[name]
+        cap = rows[name, 'arena']['tiling']
+        tiled, _, err = run_model(tightfit, path, inputs, os.path.join(work, name, 'qemu-' + board),
+                                  ['--max-ram', str(cap)], board)
+        return tiled, err
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        host = {name: pool.submit(run_model, tightfit, *models[name], os.path.join(work, name, 'host-untiled'), [])
+                for name in {n for n, _ in cases}}
+        runs = {case: pool.submit(on_board, *case) for case in cases}
+        untiled = {name: job.result()[0] for name, job in host.items()}
+        results = {case: job.result() for case, job in runs.items()}
+    for name in models:
+        if (name, boards[0]) not in results:
+            continue
+        cells = []
+        for board in boards:
+            tiled, err = results[name, board]
+            cells.append('equal' if tiled is not None and tiled == untiled[name]
+                         else ('failed: ' + err[:80] if tiled is None else 'DIFFER'))
+        print(f"| {name} | {rows[name, 'arena']['tiling']:,} | " + ' | '.join(cells) + ' |')
 
 
 if __name__ == '__main__':

@@ -28,6 +28,16 @@ for sig in INT TERM; do
     out="$work/out-$sig-$i"
     "$tightfit" run "$model" --input "$input" --output-dir "$out" >/dev/null 2>"$work/err" &
     pid=$!
+    # Count the moments from when tightfit catches the signal (its handler installed: SigCgt in
+    # /proc), so that the earliest tests tightfit, not a start slowed by a busy machine or the
+    # sanitizers' runtime (the signal's default action would end it there without a word).
+    bit=$(( 1 << ($(kill -l $sig) - 1) ))
+    for _ in $(seq 1 500); do
+      caught=$(awk '/^SigCgt:/ { print $2 }' /proc/$pid/status 2>/dev/null)
+      [ -z "$caught" ] || [ $(( 0x$caught & bit )) -eq 0 ] || break
+      kill -0 $pid 2>/dev/null || break
+      sleep 0.01
+    done
     sleep "$(awk -v d=$duration_ms -v i=$i 'BEGIN { printf "%.3f", d * (i + 0.5) / 6 / 1000 }')"
     kill -$sig $pid 2>/dev/null
     wait $pid
