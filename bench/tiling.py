@@ -246,8 +246,11 @@ def main():
         cells = []
         for board in boards:
             tiled, err = results[name, board]
+            short = re.search(r"region `(\w+)' overflowed by (\d+) bytes", err)
             cells.append('equal' if tiled is not None and tiled == untiled[name]
-                         else ('failed: ' + err[:80] if tiled is None else 'DIFFER'))
+                         else 'DIFFER' if tiled is not None
+                         else f'does not link: {short.group(1)} {int(short.group(2)):,} B short' if short
+                         else 'failed: ' + err[:80])
         print(f"| {name} | {rows[name, 'arena']['tiling']:,} | " + ' | '.join(cells) + ' |')
 
 
