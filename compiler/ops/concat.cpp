@@ -1,6 +1,9 @@
 // Concat: attrs.axis; any number of inputs of the output's dtype, each requantized to the
 // output's quantization as it is copied, except the inputs written in place by their producers
-// (passes/zero_copy_concat.cpp), which it skips; with all in place it has no call.
+// (passes/zero_copy_concat.cpp), which it skips; with all in place it has no call. Its output may
+// lie over an input that dies there, from the kernel's concat_distance.
+#include <tightfit/kernels.hpp>
+
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -87,6 +90,36 @@ struct Import : Translator {
   }
 };
 
+// The Concat as ConcatParams sees it: with the axis fixed, each tensor is [outer][inner] in the
+// arena layout.
+struct Layout {
+  std::int32_t outer = 1, output_inner = 0;
+  std::vector<std::int32_t> input_inner;
+};
+
+Layout layout_of(const ir::Graph& g, const ir::Node& n) {
+  const auto& y = g.tensors[n.outputs[0]].shape;
+  const std::size_t axis = static_cast<std::size_t>(n.attrs.axis);
+  std::int64_t outer = 1, after = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= y[d];
+  for (std::size_t d = axis + 1; d < y.size(); ++d) after *= y[d];
+  Layout layout;
+  layout.outer = static_cast<std::int32_t>(outer);
+  layout.output_inner = static_cast<std::int32_t>(y[axis] * after);
+  for (const ir::TensorId x : n.inputs)
+    layout.input_inner.push_back(static_cast<std::int32_t>(g.tensors[x].shape[axis] * after));
+  return layout;
+}
+
+// The output over an input it copies: the kernel's distance. (A Concat some of whose inputs are
+// written in place has an output live before its step, which the lifetimes never pair.)
+schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+  const Layout layout = layout_of(g, n);
+  const tightfit::ConcatParams p{static_cast<std::int32_t>(n.inputs.size()), layout.outer, layout.output_inner,
+                                 layout.input_inner.data()};
+  return overlap_distances(tightfit::concat_distance(p, static_cast<std::int32_t>(input)), tightfit::kNoOverlap);
+}
+
 using namespace emit;
 
 struct Emit : Emission {
@@ -95,17 +128,12 @@ struct Emit : Emission {
   void concat(const std::string& id, const Node& n) {
     const Tensor& y = out(n);
     require_per_tensor(n, y);
-    const std::size_t axis = static_cast<std::size_t>(n.attrs.axis);
-    std::int64_t outer = 1, after = 1;
-    for (std::size_t d = 0; d < axis; ++d) outer *= y.shape[d];
-    for (std::size_t d = axis + 1; d < y.shape.size(); ++d) after *= y.shape[d];
-    std::vector<std::int32_t> inner;
+    const Layout layout = layout_of(g_, n);
     std::vector<std::string> inputs, tables;
     std::size_t in_place = 0;  // inputs their producers wrote into the output (zero-copy Concat)
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const Tensor& x = in(n, i);
       require_per_tensor(n, x);
-      inner.push_back(i32(x.shape[axis] * after));
       if (x.slice_of == n.outputs[0]) {
         inputs.push_back("nullptr");
         tables.push_back("nullptr");
@@ -126,10 +154,10 @@ struct Emit : Emission {
       tables.push_back(array(fmt::format("{}_table{}", id, i), "std::uint8_t", std::vector<std::uint8_t>(table, table + 256)));
     }
     if (in_place == n.inputs.size()) return;  // nothing left to copy: no call
-    const std::string inner_name = array(id + "_inner", "std::int32_t", inner);
+    const std::string inner_name = array(id + "_inner", "std::int32_t", layout.input_inner);
     const std::string block =
         params("ConcatParams", id,
-               fmt::format("{},{},{},{}", n.inputs.size(), outer, y.shape[axis] * after, inner_name), 4);
+               fmt::format("{},{},{},{}", n.inputs.size(), layout.outer, layout.output_inner, inner_name), 4);
     constants_ += fmt::format("constexpr const std::uint8_t* {}_tables[] = {{{}}};\n", id, fmt::join(tables, ", "));
     const std::string type = ctype(y.dtype);
     call(n, fmt::format("const {0}* const {1}_inputs[] = {{{2}}};\n  tightfit::concat<{0}>({1}, {1}_inputs, {1}_tables, {3})",
@@ -143,6 +171,7 @@ extern const Operator kConcat{
     ir::OpKind::Concat,
     {{"", "Concat", [](ImportState& s, const NodeProto& n) { Import(s).concat(n); }},
      {"com.microsoft", "QLinearConcat", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_concat(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).concat(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).concat(id, n); },
+    overlap};
 
 }  // namespace tightfit::ops

@@ -264,10 +264,14 @@ std::string overlap_section(const Document& d) {
 // Each rewrite that removed a buffer: a Pad folded into its reader, a Concat input written in place.
 std::string rewrite_section(const Document& d) {
   std::string choice;
-  if (d.zero_copy_concat_bytes && d.copying_concat_bytes)
-    choice = fmt::format("  zero-copy Concat: arena {} B in place, {} B copying: {}\n",
-                         *d.zero_copy_concat_bytes, *d.copying_concat_bytes,
-                         *d.copying_concat_bytes < *d.zero_copy_concat_bytes ? "kept the copies" : "kept in place");
+  if (d.zero_copy_concat_bytes && d.copying_concat_bytes) {
+    std::size_t in_place = 0;
+    for (const Rewrite& r : d.rewrites) in_place += r.technique == "zero_copy_concat";
+    choice = fit(fmt::format("  zero-copy Concat: arena {} B with every candidate in place, {} B with none; {} kept",
+                             *d.zero_copy_concat_bytes, *d.copying_concat_bytes, in_place),
+                 kWidth) +
+             "\n";
+  }
   if (d.rewrites.empty()) return choice.empty() ? "" : "Rewrites: none kept\n" + choice + "\n";
   std::uint64_t saved = 0;
   for (const Rewrite& r : d.rewrites) saved += r.saved_bytes;

@@ -326,3 +326,36 @@ TEST_CASE("the float islands' element-wise kernels compute in place, and corrupt
     tightfit::sqrt_float(count, reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out));
   }, 4 * count, 4 * count, 0, 0, false, true, 4);
 }
+
+TEST_CASE("concat copies an input it overlaps at that input's distance, and corrupts it one byte nearer") {
+  uint8_t table[256];
+  for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>(uniform(0, 255));
+  int checked = 0;
+  for (int n = 0; n < 80; ++n) {
+    const int32_t count = uniform(2, 4), outer = uniform(1, 6), overlapped = uniform(0, count - 1);
+    const bool requantize = uniform(0, 1) == 1;
+    std::vector<int32_t> inner(static_cast<size_t>(count));
+    int32_t output_inner = 0;
+    for (auto& e : inner) output_inner += (e = uniform(1, 8));
+    std::vector<Bytes> others;
+    for (const int32_t e : inner) others.push_back(random_bytes(static_cast<size_t>(outer * e)));
+    const tightfit::ConcatParams p{count, outer, output_inner, inner.data()};
+    const int32_t distance = tightfit::concat_distance(p, overlapped);
+    const size_t in_bytes = static_cast<size_t>(outer * inner[static_cast<size_t>(overlapped)]);
+    const size_t out_bytes = static_cast<size_t>(outer * output_inner);
+    if (static_cast<size_t>(distance) >= out_bytes) continue;  // they cannot share a byte
+    ++checked;
+    check_distance("concat of " + std::to_string(count) + " inputs over input " + std::to_string(overlapped),
+                   [&](const uint8_t* in, uint8_t* out) {
+                     std::vector<const int8_t*> inputs;
+                     std::vector<const uint8_t*> tables;
+                     for (int32_t i = 0; i < count; ++i) {
+                       inputs.push_back(reinterpret_cast<const int8_t*>(i == overlapped ? in : others[static_cast<size_t>(i)].data()));
+                       tables.push_back(requantize ? table : nullptr);
+                     }
+                     tightfit::concat(p, inputs.data(), tables.data(), reinterpret_cast<int8_t*>(out));
+                   },
+                   in_bytes, out_bytes, distance, distance > 0 ? std::optional<int32_t>(distance) : std::nullopt);
+  }
+  CHECK(checked > 20);
+}

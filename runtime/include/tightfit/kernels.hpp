@@ -902,6 +902,21 @@ inline void concat(const ConcatParams& p, const T* const* inputs, const uint8_t*
   }
 }
 
+// Output over input `input`.  Rows o go in order and, within a row, the
+// inputs in order, each copied byte by byte (read, then written).  While
+// output row o is written, input `input` still holds unread its rows o and
+// up (row o from the next byte on during its own turn, none of it after its
+// turn), so the writes that come nearest to an unread byte are those of the
+// last row, up to that input's turn: (outer - 1) * (output_inner -
+// inner[input]) + the bytes of the inputs before it in a row.  The copies of
+// the inputs after it in row outer - 2 reach (outer - 1) * (output_inner -
+// inner[input]), no further.
+constexpr int32_t concat_distance(const ConcatParams& p, int32_t input) {
+  int32_t before = 0;
+  for (int32_t i = 0; i < input; ++i) before += p.input_inner[i];
+  return (p.outer - 1) * (p.output_inner - p.input_inner[input]) + before;
+}
+
 // QLinearSoftmax converts its rounded quotient to an integer with a plain C++
 // cast, which is undefined for a value out of range (e * floor(1 / y_scale)
 // overflows to inf on a row whose maximum dominates and y_scale < 1/148). ORT's
