@@ -18,10 +18,10 @@ the model's input in the arena and with --io-outside, the columns are
 Then the issue's targets (half of the layer-by-layer minimum: the table's "none" level, with
 --io-outside) run on the host under that cap against the untiled run; and, for --qemu-models, the
 instructions per inference on the Cortex-M4 (`tightfit run --target mps2-an386`, QEMU) of the
-untiled plan and the tiled one under the least tiling level (inputs and outputs in the arena, as
---target runs them), outputs compared; and every model that has a tiling level run under its least
-one in QEMU on each of --boards (default the Cortex-M4 and M7), its outputs against the untiled
-run's on the host.
+untiled plan and the tiled one under the least tiling level (inputs and outputs in the arena),
+outputs compared; and every model that has a tiling level run under its least one in QEMU on each
+of --boards (default the Cortex-M4 and M7), its outputs against the untiled run's on the host (with
+its inputs and outputs in the arena where it has a level there, else with --io-outside).
 
   bench/tiling.py [--build BUILD] [--work DIR] [--models a,b] [--qemu-models a,b] [--boards a,b] [--no-torch]
                   [--no-qemu] [--jobs N]
@@ -226,19 +226,22 @@ def main():
 
     # Every model with a tiling level, under its least one, on each board: the outputs in QEMU
     # against the untiled run on the host (measure()'s; the code generation tests hold it to ONNX
-    # Runtime). The M4 runs of the table above are not made again.
+    # Runtime). With its inputs and outputs in the arena where it has a level there, else with
+    # --io-outside (inception: with its input in the arena no level goes below the untiled
+    # arena). The M4 runs of the table above are not made again.
     boards = [b for b in args.boards.split(',') if b]
-    print('\n### Every tiled model in QEMU under its least tiling level (inputs and outputs in the arena)\n')
-    print('| model | cap (least with tiling) | ' + ' | '.join(boards) + ' |')
-    print('|---|---:|' + '---|' * len(boards))
-    cases = [(name, board) for name in models if rows[name, 'arena'].get('tiling') for board in boards]
+    print('\n### Every tiled model in QEMU under its least tiling level\n')
+    print('| model | inputs and outputs | cap (least with tiling) | ' + ' | '.join(boards) + ' |')
+    print('|---|---|---:|' + '---|' * len(boards))
+    placement = {name: io for name in models for io in ('outside', 'arena') if rows[name, io].get('tiling')}
+    cases = [(name, board) for name in placement for board in boards]
     def on_board(name, board):
-        if board == 'mps2-an386' and name in m4_tiled:
+        io = placement[name]
+        if board == 'mps2-an386' and io == 'arena' and name in m4_tiled:
             return m4_tiled[name]
         path, inputs = models[name]
-        cap = rows[name, 'arena']['tiling']
-        tiled, _, err = run_model(tightfit, path, inputs, os.path.join(work, name, 'qemu-' + board),
-                                  ['--max-ram', str(cap)], board)
+        flags = ['--max-ram', str(rows[name, io]['tiling'])] + (['--io-outside'] if io == 'outside' else [])
+        tiled, _, err = run_model(tightfit, path, inputs, os.path.join(work, name, 'qemu-' + board), flags, board)
         return tiled, err
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         runs = {case: pool.submit(on_board, *case) for case in cases}
@@ -246,15 +249,17 @@ def main():
     for name in models:
         if (name, boards[0]) not in results:
             continue
+        io = placement[name]
         cells = []
         for board in boards:
             tiled, err = results[name, board]
             short = re.search(r"region `(\w+)' overflowed by (\d+) bytes", err)
-            cells.append('equal' if tiled is not None and tiled == rows[name, 'arena']['untiled_outputs']
+            cells.append('equal' if tiled is not None and tiled == rows[name, io]['untiled_outputs']
                          else 'DIFFER' if tiled is not None
                          else f'does not link: {short.group(1)} {int(short.group(2)):,} B short' if short
                          else 'failed: ' + err[:80])
-        print(f"| {name} | {rows[name, 'arena']['tiling']:,} | " + ' | '.join(cells) + ' |')
+        where = 'in the arena' if io == 'arena' else '`--io-outside`'
+        print(f"| {name} | {where} | {rows[name, io]['tiling']:,} | " + ' | '.join(cells) + ' |')
 
 
 if __name__ == '__main__':

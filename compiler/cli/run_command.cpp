@@ -310,8 +310,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
                    const fs::path& dir) {
   const Board* board = find_board(options.target);
   if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500, mps3-an547, cortex-m0plus, rv32imc)", kExitUsage);
-  if (model.regions.size() != 1 || !compile.io_in_arena)
-    throw Error("run: --target runs single-region models with their inputs and outputs in the arena", kExitUsage);
+  if (model.regions.size() != 1) throw Error("run: --target runs single-region models (no --memory)", kExitUsage);
   for (const auto& ids : {model.graph.inputs, model.graph.outputs})
     for (ir::TensorId id : ids)
       if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32 ||
@@ -332,6 +331,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   std::string inputs, extra;
   for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
   if (compile.pin_batch) extra += "--pin-batch;";
+  if (!compile.io_in_arena) extra += "--io-outside;";
   if (!compile.overlap) extra += "--no-overlap;";
   if (!compile.fold_pad) extra += "--no-fold-pad;";
   if (!compile.zero_copy_concat) extra += "--no-zero-copy-concat;";

@@ -22,20 +22,21 @@ inline bool input_error(unsigned index, const char* error) {
   return false;
 }
 
-// A float input goes through the model's own quantization (set_input_N takes ONNX's order).
-template <typename Info, typename Q>
+// A float input goes through the model's own quantization (set_input_N takes ONNX's order and
+// what holds the input: the arena, or with --io-outside the input's own buffer).
+template <typename Info, typename Holder, typename Q>
 bool load(unsigned index, const float* data, std::size_t size, const Info& info,
-          void (*set_input)(const float*, std::uint8_t*), std::uint8_t* arena, Q*) {
+          void (*set_input)(const float*, Holder*), Holder* holder, Q*) {
   if (size != info.elements) return input_error(index, "size_differs_from_the_model");
-  set_input(data, arena);
+  set_input(data, holder);
   return true;
 }
 
 // An integer input is copied as it is: it must have the model's type, and be in memory order,
 // which is ONNX's only where the input is not channels-last.
-template <typename Info, typename T, typename Q>
+template <typename Info, typename T, typename Holder, typename Q>
 bool load(unsigned index, const T* data, std::size_t size, const Info& info,
-          void (*)(const float*, std::uint8_t*), std::uint8_t*, Q* input) {
+          void (*)(const float*, Holder*), Holder*, Q* input) {
   static_assert(std::is_integral<T>::value, "inputs are float32, int8 or uint8");
   if (size != info.elements) return input_error(index, "size_differs_from_the_model");
   if (!std::is_same<T, Q>::value) return input_error(index, "integer_type_differs_from_the_model");
