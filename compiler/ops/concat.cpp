@@ -104,10 +104,9 @@ Layout layout_of(const ir::Graph& g, const ir::Node& n) {
   for (std::size_t d = 0; d < axis; ++d) outer *= y[d];
   for (std::size_t d = axis + 1; d < y.size(); ++d) after *= y[d];
   Layout layout;
-  layout.outer = static_cast<std::int32_t>(outer);
-  layout.output_inner = static_cast<std::int32_t>(y[axis] * after);
-  for (const ir::TensorId x : n.inputs)
-    layout.input_inner.push_back(static_cast<std::int32_t>(g.tensors[x].shape[axis] * after));
+  layout.outer = emit::i32(outer);
+  layout.output_inner = emit::i32(y[axis] * after);
+  for (const ir::TensorId x : n.inputs) layout.input_inner.push_back(emit::i32(g.tensors[x].shape[axis] * after));
   return layout;
 }
 
