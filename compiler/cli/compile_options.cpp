@@ -33,8 +33,8 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_flag("--no-zero-copy-concat", o.no_zero_copy_concat,
                "Let every Concat copy its inputs (default: their producers write them in place where they can)");
   cmd.add_flag("--no-tiling", o.no_tiling,
-               "Never run a stage in row bands (default: when the plan does not fit under --max-ram, the stage that "
-               "fits with the fewest MACs added does)");
+               "Never run a stage in row bands or tiles (default: when the plan does not fit under --max-ram, the "
+               "stage that fits with the fewest MACs added does)");
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <string_view>
 
 
@@ -255,21 +256,27 @@ Scheduled order_and_plan(const CompileOptions& options, const ir::Graph& graph, 
 
 // ----- Patch-based execution (passes/tile.cpp) ------------------------------------------------
 
-// The numbers of row bands tried for a stage.
+// The numbers of row bands of whole rows tried for a stage.
 constexpr int kBandCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
+// The grids of tiles tried, R x R for each R (as MCUNetV2's patches: a tile's halo is least when
+// its sides are alike). Up to 36 tiles: finer grids multiply the buffers the planner places (an
+// 8x8 grid of SqueezeNet's first twelve nodes has 900) and the bytes copied, for little arena.
+constexpr int kGridSides[] = {2, 3, 4, 6};
 // Plans the cap's search may make before it settles, and the levels of the RAM-against-cost table.
 constexpr std::size_t kTilingPlans = 16, kCostLevels = 8;
 // Plans the search for the least arena may make (it stops earlier at the first bound not below it).
 constexpr std::size_t kLeastPlans = 64;
-// The planner's search nodes per round for those plans: a budget of counts, not of time, so that
-// the same model gives the same table and the same choice on a busy machine (the time limit stays
-// as a safety).
-constexpr std::int64_t kTilingNodeBudget = 1 << 10;
+// The node limit at which the planner's rounds of search end for those plans (planner.cpp
+// minimize_peak): a budget of counts, not of time, so that the same model gives the same table and
+// the same choice on a busy machine (the time limit stays as a safety). A grid's plans have
+// hundreds of small buffers: at 1,024 they stopped up to 16 % above their bound.
+constexpr std::int64_t kTilingNodeBudget = 1 << 12;
 
 struct TilingCandidate {
   std::size_t schedule = 0;  // the schedule it tiles, by index in tile_to_fit()'s `schedules`
   passes::Stage stage;
   std::int64_t extra_macs = 0;
+  std::int64_t copied_bytes = 0;  // what a grid's tiles copy (passes::TiledStage)
   std::uint64_t bound = 0;  // the live-sum bound of the tiled graph in its order: no plan of it is smaller
 };
 
@@ -317,16 +324,21 @@ std::vector<TilingCandidate> tiling_candidates(const CompileOptions& options, co
             return std::any_of(pins.begin(), pins.end(), [&](const PinSpec& p) { return p.tensor == inside; });
           }))
         continue;
-      // A count above the output's rows becomes one band per row: a shorter image keeps every
-      // band height a taller one has (band counts are discrete; heights must not be).
-      const std::int64_t rows = shapes.tensors[shapes.nodes[step_of[stage->nodes.back()]].outputs[0]].shape[1];
-      std::set<int> counts;
-      for (const int bands : kBandCounts) counts.insert(static_cast<int>(std::min<std::int64_t>(bands, rows)));
-      for (const int bands : counts) {
+      // A count above the output's rows (columns) becomes one band per row (one tile per column):
+      // a smaller image keeps every tile size a larger one has (counts are discrete; sizes must not be).
+      const std::vector<std::int64_t>& out = shapes.tensors[shapes.nodes[step_of[stage->nodes.back()]].outputs[0]].shape;
+      std::set<std::pair<int, int>> grids;
+      for (const int bands : kBandCounts) grids.insert({static_cast<int>(std::min<std::int64_t>(bands, out[1])), 1});
+      for (const int side : kGridSides) {
+        const int rows = static_cast<int>(std::min<std::int64_t>(side, out[1]));
+        const int columns = static_cast<int>(std::min<std::int64_t>(side, out[2]));
+        if (columns > 1) grids.insert({rows, columns});
+      }
+      for (const auto& [bands, columns] : grids) {
         ir::Graph tiled = shapes;
-        const std::optional<passes::TiledStage> done = passes::tile_stage(tiled, {stage->nodes, bands});
+        const std::optional<passes::TiledStage> done = passes::tile_stage(tiled, {stage->nodes, bands, columns});
         if (!done) continue;
-        candidates.push_back({0, done->stage, done->tiled_macs - done->macs,
+        candidates.push_back({0, done->stage, done->tiled_macs - done->macs, done->copied_bytes,
                               plan::live_sum_lower_bound(lifetimes_of(options, tiled).problem)});
       }
     }
@@ -353,7 +365,8 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
                         const std::vector<passes::InPlaceInput>& in_place_inputs, const std::vector<PinSpec>& pins) {
   const std::uint64_t untiled_arena = chosen->plan.peak;
   auto base = [&](std::size_t schedule) { return scheduled_graph(m.graph, in_place_inputs, schedules[schedule]); };
-  // Fewest extra MACs first, then least bound; on a tie the schedule listed first (the untiled plan's).
+  // Fewest extra MACs first, then fewest bytes copied, then least bound; on a tie the schedule listed
+  // first (the untiled plan's).
   std::vector<TilingCandidate> candidates;
   for (std::size_t k = 0; k < schedules.size(); ++k)
     for (TilingCandidate& c : tiling_candidates(options, base(k), pins, untiled_arena)) {
@@ -361,7 +374,7 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
       candidates.push_back(std::move(c));
     }
   std::stable_sort(candidates.begin(), candidates.end(), [](const TilingCandidate& a, const TilingCandidate& b) {
-    return std::tie(a.extra_macs, a.bound) < std::tie(b.extra_macs, b.bound);
+    return std::tie(a.extra_macs, a.copied_bytes, a.bound) < std::tie(b.extra_macs, b.copied_bytes, b.bound);
   });
   // Per plan, a fifth of the planner's time limit at most: kTilingNodeBudget ends it first.
   const double seconds = options.time_limit_seconds / 5;
@@ -384,18 +397,23 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
     return planned[i].first;
   };
   // The least arena of every candidate: by bound (then MACs), each planned, until the next bound is
-  // not below the least arena found (no plan is below its bound) or kLeastPlans are planned. What
+  // not below the least arena found (no plan is below its bound) or kLeastPlans are tried. What
   // stops it is the bound, not how many candidates there are, so a smaller model cannot lose the
-  // stage and band count that reached a larger one's least (docs/tiling.md).
+  // stage and grid that reached a larger one's least (docs/tiling.md). A stage and grid whose bound
+  // ties with the same stage and grid on a schedule tried before is not planned again: the
+  // schedules differ outside the stage, where the bound says they leave the same room.
   std::vector<std::size_t> by_bound(candidates.size());
   for (std::size_t i = 0; i < by_bound.size(); ++i) by_bound[i] = i;
   std::stable_sort(by_bound.begin(), by_bound.end(),
                    [&](std::size_t a, std::size_t b) { return candidates[a].bound < candidates[b].bound; });
   std::optional<std::size_t> least;
+  std::set<std::tuple<std::vector<std::string>, int, int, std::uint64_t>> tried;
   for (std::size_t k = 0; k < by_bound.size() && k < kLeastPlans; ++k) {
     const std::size_t i = by_bound[k];
     const std::uint64_t best = least ? planned[*least].first : untiled_arena;
     if (candidates[i].bound >= best) break;
+    const passes::Stage& stage = candidates[i].stage;
+    if (!tried.insert({stage.nodes, stage.tiles, stage.columns, candidates[i].bound}).second) continue;
     if (plan_uncapped(i) < best) least = i;
   }
 
@@ -450,10 +468,17 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   return kept;
 }
 
+// "12 row bands", or "4x4 tiles" for bands split into columns.
+std::string grid_name(const passes::Stage& s) {
+  return s.columns == 1 ? fmt::format("{} row bands", s.tiles) : fmt::format("{}x{} tiles", s.tiles, s.columns);
+}
+
 std::string describe_stage(const passes::TiledStage& t, std::int64_t model_macs) {
-  return fmt::format("{}{} in {} row bands (+{} MACs, +{:.1f} %)", t.stage.nodes.front(),
-                     t.stage.nodes.size() > 1 ? " .. " + t.stage.nodes.back() : "", t.stage.tiles,
-                     t.tiled_macs - t.macs, 100.0 * static_cast<double>(t.tiled_macs - t.macs) / static_cast<double>(std::max<std::int64_t>(1, model_macs)));
+  return fmt::format("{}{} in {} (+{} MACs, +{:.1f} %{})", t.stage.nodes.front(),
+                     t.stage.nodes.size() > 1 ? " .. " + t.stage.nodes.back() : "", grid_name(t.stage),
+                     t.tiled_macs - t.macs,
+                     100.0 * static_cast<double>(t.tiled_macs - t.macs) / static_cast<double>(std::max<std::int64_t>(1, model_macs)),
+                     t.copied_bytes ? fmt::format("; {} B copied", t.copied_bytes) : "");
 }
 
 std::int64_t graph_macs(const ir::Graph& g) {
@@ -508,7 +533,7 @@ json rewrites_json(const CompiledModel& m) {
     rewrites.push_back({{"technique", "tiling"},
                         {"node", m.tiled->stage.nodes.front()},
                         {"into", m.tiled->stage.nodes.back()},
-                        {"op", "row bands"},
+                        {"op", m.tiled->stage.columns == 1 ? "row bands" : "tiles"},
                         {"tensor", m.tiled->output},
                         {"saved_bytes", m.ram_vs_cost.size() > 1 && m.ram_vs_cost[1].arena_bytes > m.plan.peak
                                             ? m.ram_vs_cost[1].arena_bytes - m.plan.peak
@@ -526,6 +551,8 @@ json ram_vs_cost_json(const CompiledModel& m) {
     if (level.stage)
       stage = {{"nodes", level.stage->stage.nodes},
                {"bands", level.stage->stage.tiles},
+               {"columns", level.stage->stage.columns},
+               {"copied_bytes", level.stage->copied_bytes},
                {"input", level.stage->input},
                {"output", level.stage->output}};
     levels.push_back({{"technique", level.technique},
@@ -535,7 +562,8 @@ json ram_vs_cost_json(const CompiledModel& m) {
                                                  static_cast<double>(std::max<std::int64_t>(1, untiled_macs))},
                       {"stage", stage},
                       {"chosen", m.tiled ? level.stage && level.stage->stage.nodes == m.tiled->stage.nodes &&
-                                               level.stage->stage.tiles == m.tiled->stage.tiles
+                                               level.stage->stage.tiles == m.tiled->stage.tiles &&
+                                               level.stage->stage.columns == m.tiled->stage.columns
                                          : level.technique == "free"}});
   }
   return levels;

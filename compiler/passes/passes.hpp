@@ -57,18 +57,22 @@ std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& graph);
 // output, which then copies only its other inputs.
 void write_in_place(ir::Graph& graph, const InPlaceInput& input);
 
-// Patch-based execution (tile.cpp): a stage of row-local nodes run in horizontal bands, so that
-// only a band of each activation inside the stage is live at a time.
+// Patch-based execution (tile.cpp): a stage of row-local nodes run in horizontal bands, or in a
+// grid of tiles, so that only a tile of each activation inside the stage is live at a time.
 struct Stage {
   std::vector<std::string> nodes;  // the stage's nodes in schedule order; the last writes its output
   int tiles = 2;                   // bands of the output's rows
+  int columns = 1;                 // tiles across each band (1: the band is whole rows)
 };
 
 // A stage as tile_stage() ran it.
 struct TiledStage {
   Stage stage;
   std::string input, output;              // the stage's input and output tensors
-  std::int64_t macs = 0, tiled_macs = 0;  // the stage's MACs, and the bands' (halo rows computed again)
+  std::int64_t macs = 0, tiled_macs = 0;  // the stage's MACs, and the tiles' (halos computed again)
+  // Bytes the tiles copy: a tile narrower than the image copies the columns it reads, and a band's
+  // tiles of the output are copied into its rows (whole-row bands copy nothing).
+  std::int64_t copied_bytes = 0;
 };
 
 // The nodes of steps first..last (schedule order) as a stage, when they are one: each a Conv, a
@@ -77,8 +81,9 @@ struct TiledStage {
 // them); every tensor they make but the last node's read by them alone.
 std::optional<Stage> stage_of_steps(const ir::Graph& graph, int first, int last);
 
-// Rewrites `graph` so that `stage` runs in bands (tile.cpp says how; bit-exact); nullopt, and the
-// graph untouched, when its nodes are no stage or it has more bands than output rows.
+// Rewrites `graph` so that `stage` runs in bands or tiles (tile.cpp says how; bit-exact); nullopt,
+// and the graph untouched, when its nodes are no stage or it has more bands than output rows or
+// more columns than output columns.
 std::optional<TiledStage> tile_stage(ir::Graph& graph, const Stage& stage);
 
 // Removes the tensors that no node and no graph input or output refers to (the importer creates

@@ -1,29 +1,35 @@
-// Patch-based execution (MCUNetV2, NeurIPS 2021), in horizontal bands: a stage of row-local nodes
-// (convolutions, pools, per-element tables and clamps, elementwise Add/Mul, channel Concat) runs
-// band by band, so that only one band of each activation inside the stage is live at a time
-// instead of the whole image. Run on the scheduled, channels-last graph (NHWC, batch 1).
+// Patch-based execution (MCUNetV2, NeurIPS 2021), in horizontal bands or in a grid of tiles: a
+// stage of row-local nodes (convolutions, pools, per-element tables and clamps, elementwise
+// Add/Mul, channel Concat) runs band by band (tile by tile), so that only a band (a tile) of each
+// activation inside the stage is live at a time instead of the whole image. Run on the scheduled,
+// channels-last graph (NHWC, batch 1).
 //
 // A stage has one input (read by any of its nodes) and one output (its last node's); every other
-// tensor it makes is read inside it alone. For a band [a, b) of the output's rows, each node, last
-// to first, needs the input rows its windows read: output row o of a node with stride s, top pad
+// tensor it makes is read inside it alone. For a tile of the output, each node, last to first,
+// needs the input rows and columns its windows read: output row o of a node with stride s, top pad
 // p, kernel k and dilation d reads input rows o*s - p + i*d (i < k), so rows [a, b) read
-// [max(0, a*s - p), min(H, (b-1)*s - p + (k-1)*d + 1)); per-element nodes and Concat read the rows
-// they write. A tensor read by several nodes of the stage (a residual's input, a fire module's
-// squeeze) is made for the rows they need together, each reading its own rows of it in place.
-// Neighbouring bands share halo rows: read twice (the stage's input) or computed twice (the
-// others), which is the technique's cost, counted in MACs. A band's node keeps the real padding
-// where the band touches the image's edge and has none inside it: its top pad is what is left of p
-// above its first input row (the kernels read the bottom pad from the output's size). Each output
-// row is so computed from the same input rows, weights and arithmetic as untiled: bit-exact.
+// [max(0, a*s - p), min(H, (b-1)*s - p + (k-1)*d + 1)), and columns alike; per-element nodes and
+// Concat read what they write. A tensor read by several nodes of the stage (a residual's input, a
+// fire module's squeeze) is made for the parts they need together. Neighbouring tiles share halos:
+// read twice (the stage's input) or computed twice (the others), which is the technique's cost,
+// counted in MACs. A tile's node keeps the real padding where the tile touches the image's edge
+// and has none inside it (its top and left pads are what is left of the image's above and left of
+// its first input row and column). Each output value is so computed from the same inputs, weights
+// and arithmetic as untiled: bit-exact.
 //
-// In the graph, the nodes of each band read their rows of the stage's input in place (tensors
-// lying in it, ir::Tensor::slice_of), a Concat input written in place stays in place in its band
-// of the Concat, and the last node writes its rows in place into the stage's output, which a
-// Concat along H of the bands' outputs, all in place, then produces with no copy. The bands' nodes
-// replace the stage's at the position of its last node, band after band.
+// In the graph, a band of whole rows is a block of each tensor: its nodes read their rows of the
+// stage's input in place (tensors lying in it, ir::Tensor::slice_of), a Concat input written in
+// place stays in place in its band of the Concat, a reader of part of a band reads it in place, and
+// the last node writes its rows in place into the stage's output, which a Concat along H of the
+// bands' outputs, all in place, then produces with no copy. A tile narrower than the image is no
+// block (the kernels read and write dense images), so it copies (a Slice) the columns it reads of
+// the stage's input and any part of its own tensors that a reader needs apart, and a Concat along W
+// copies a band's tiles of the output into the band's rows, in place in the output. The tiles'
+// nodes replace the stage's at the position of its last node, tile after tile.
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -44,17 +50,23 @@ bool is_image(const ir::Tensor& t) {
          (t.dtype == ir::DType::Int8 || t.dtype == ir::DType::UInt8);
 }
 
-// The vertical window of a node: output row o reads input rows o*stride - pad + i*dilation, i < kernel.
-struct RowWindow {
-  std::int64_t kernel = 1, stride = 1, dilation = 1, pad_top = 0;
+// The window of a node along one axis of the image: output index o reads input indices
+// o*stride - pad + i*dilation, i < kernel (pad: the padding before the first index).
+struct AxisWindow {
+  std::int64_t kernel = 1, stride = 1, dilation = 1, pad = 0;
 };
 
-// The window through which a row-local node reads its activation inputs (all alike), or none for
-// a node that cannot run in bands: a convolution (any group count), a max pool (its windows are
+// A node's windows down the rows and across the columns.
+struct NodeWindow {
+  AxisWindow rows, cols;
+};
+
+// The windows through which a row-local node reads its activation inputs (all alike), or none for
+// a node that cannot run in tiles: a convolution (any group count), a max pool (its windows are
 // clipped to the image in either ceil mode), an average pool (not in ceil mode, whose last
 // window's divisor ORT counts apart), a per-element operator of one activation input, an Add or
 // Mul of two activations of the output's shape, or a Concat of images along their channels.
-std::optional<RowWindow> row_window(const ir::Graph& g, const ir::Node& n) {
+std::optional<NodeWindow> node_window(const ir::Graph& g, const ir::Node& n) {
   if (n.outputs.size() != 1 || n.inputs.empty() || !is_image(g.tensors[n.outputs[0]])) return std::nullopt;
   const ir::Tensor& y = g.tensors[n.outputs[0]];
   std::size_t activations = 0;
@@ -65,17 +77,21 @@ std::optional<RowWindow> row_window(const ir::Graph& g, const ir::Node& n) {
   }
   const bool first_is_activation = n.inputs[0] != ir::kNoTensor && !g.tensors[n.inputs[0]].is_constant;
   const ir::Attrs& a = n.attrs;
+  auto axis = [&a](std::size_t d, std::int64_t kernel) {
+    return AxisWindow{kernel, at_or(a.strides, d, 1), at_or(a.dilations, d, 1), at_or(a.pads, d, 0)};
+  };
   switch (n.op) {
-    case ir::OpKind::Conv:
+    case ir::OpKind::Conv: {
       if (activations != 1 || !first_is_activation) return std::nullopt;
-      return RowWindow{g.tensors[n.inputs[1]].shape[2], at_or(a.strides, 0, 1), at_or(a.dilations, 0, 1),
-                       at_or(a.pads, 0, 0)};
+      const ir::Tensor& w = g.tensors[n.inputs[1]];  // [Cout, Cin/group, kh, kw]
+      return NodeWindow{axis(0, w.shape[2]), axis(1, w.shape[3])};
+    }
     case ir::OpKind::AveragePool:
       if (a.ceil_mode) return std::nullopt;
       [[fallthrough]];
     case ir::OpKind::MaxPool:
       if (n.inputs.size() != 1 || activations != 1) return std::nullopt;
-      return RowWindow{a.kernel_shape[0], at_or(a.strides, 0, 1), at_or(a.dilations, 0, 1), at_or(a.pads, 0, 0)};
+      return NodeWindow{axis(0, a.kernel_shape[0]), axis(1, a.kernel_shape[1])};
     case ir::OpKind::LeakyRelu:
     case ir::OpKind::Sigmoid:
     case ir::OpKind::Tanh:
@@ -84,53 +100,76 @@ std::optional<RowWindow> row_window(const ir::Graph& g, const ir::Node& n) {
     case ir::OpKind::Clamp:
     case ir::OpKind::Requantize:
       if (n.inputs.size() != 1 || activations != 1) return std::nullopt;
-      return RowWindow{};
+      return NodeWindow{};
     case ir::OpKind::Add:
     case ir::OpKind::Mul:
       if (n.inputs.size() != 2 || activations != 2) return std::nullopt;
       for (const ir::TensorId t : n.inputs)
         if (g.tensors[t].shape != y.shape) return std::nullopt;
-      return RowWindow{};
+      return NodeWindow{};
     case ir::OpKind::Concat:
       if (a.axis != 3 || activations != n.inputs.size()) return std::nullopt;
-      return RowWindow{};
+      return NodeWindow{};
     default:
       return std::nullopt;
   }
 }
 
-// Rows [first, last) of a tensor.
-struct Rows {
+// Indices [first, last) along one axis of a tensor.
+struct Span {
   std::int64_t first = 0, last = 0;
   bool empty() const { return last <= first; }
+  std::int64_t size() const { return last - first; }
+  bool operator==(const Span& o) const { return first == o.first && last == o.last; }
 };
 
-Rows hull(Rows a, Rows b) {
+// The rows and columns of a tensor that a tile makes or reads.
+struct Box {
+  Span rows, cols;
+  bool empty() const { return rows.empty() || cols.empty(); }
+  bool operator==(const Box& o) const { return rows == o.rows && cols == o.cols; }
+};
+
+Box hull(const Box& a, const Box& b) {
   if (a.empty()) return b;
-  return {std::min(a.first, b.first), std::max(a.last, b.last)};
+  return {{std::min(a.rows.first, b.rows.first), std::max(a.rows.last, b.rows.last)},
+          {std::min(a.cols.first, b.cols.first), std::max(a.cols.last, b.cols.last)}};
 }
 
-// The input rows that output rows `out` of a node read, and the node's pads in the band.
-struct BandInput {
-  Rows rows;
-  std::int64_t pad_top = 0, pad_bottom = 0;
+// The input indices that output indices `out` of a window read along one axis, and the padding
+// left before and after them.
+struct AxisInput {
+  Span span;
+  std::int64_t pad_before = 0, pad_after = 0;
 };
 
-BandInput band_input(const RowWindow& w, Rows out, std::int64_t in_height) {
+AxisInput axis_input(const AxisWindow& w, Span out, std::int64_t extent) {
   const std::int64_t reach = (w.kernel - 1) * w.dilation + 1;
-  const std::int64_t first = out.first * w.stride - w.pad_top;  // may lie in the top padding
-  const std::int64_t end = (out.last - 1) * w.stride - w.pad_top + reach;
-  BandInput in;
-  in.rows = {std::max<std::int64_t>(0, first), std::min(in_height, end)};
-  in.pad_top = in.rows.first - first;
-  in.pad_bottom = end - in.rows.last;
+  const std::int64_t first = out.first * w.stride - w.pad;  // may lie in the padding
+  const std::int64_t end = (out.last - 1) * w.stride - w.pad + reach;
+  AxisInput in;
+  in.span = {std::max<std::int64_t>(0, first), std::min(extent, end)};
+  in.pad_before = in.span.first - first;
+  in.pad_after = end - in.span.last;
   return in;
+}
+
+// What output box `out` of a node reads of an input of `in_shape` (NHWC), and the node's pads there.
+struct TileInput {
+  Box box;
+  std::array<std::int64_t, 4> pads{};  // top, left, bottom, right
+};
+
+TileInput tile_input(const NodeWindow& w, const Box& out, const std::vector<std::int64_t>& in_shape) {
+  const AxisInput rows = axis_input(w.rows, out.rows, in_shape[1]);
+  const AxisInput cols = axis_input(w.cols, out.cols, in_shape[2]);
+  return {{rows.span, cols.span}, {rows.pad_before, cols.pad_before, rows.pad_after, cols.pad_after}};
 }
 
 // A stage checked: its nodes (indices, schedule order) with their windows, its input and output.
 struct StageShape {
   std::vector<int> nodes;
-  std::vector<RowWindow> windows;
+  std::vector<NodeWindow> windows;
   ir::TensorId input = ir::kNoTensor, output = ir::kNoTensor;
 };
 
@@ -141,7 +180,7 @@ std::optional<StageShape> stage_shape(const ir::Graph& g, const TensorUses& uses
   s.nodes = nodes;
   std::set<ir::TensorId> made;  // by the stage
   for (const int v : nodes) {
-    const std::optional<RowWindow> w = row_window(g, g.nodes[v]);
+    const std::optional<NodeWindow> w = node_window(g, g.nodes[v]);
     if (!w) return std::nullopt;
     s.windows.push_back(*w);
     for (const ir::TensorId t : g.nodes[v].inputs) {
@@ -189,50 +228,56 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
     nodes.push_back(it->second);
   }
   const std::optional<StageShape> shape = stage_shape(g, tensor_uses(g), nodes);
-  if (!shape || stage.tiles < 2) return std::nullopt;
+  if (!shape || stage.tiles < 2 || stage.columns < 1) return std::nullopt;
   const std::size_t k = nodes.size();
   const ir::TensorId output = shape->output;
-  const std::int64_t height = g.tensors[output].shape[1];
-  if (stage.tiles > height) return std::nullopt;
+  const std::int64_t height = g.tensors[output].shape[1], width = g.tensors[output].shape[2];
+  const std::int64_t channels = g.tensors[output].shape[3];
+  if (stage.tiles > height || stage.columns > width) return std::nullopt;
+  const bool whole_rows = stage.columns == 1;
 
-  // Per band: the rows of each tensor the stage makes or reads, and what each node reads of them.
-  struct Band {
-    std::map<ir::TensorId, Rows> rows;
-    std::vector<std::vector<BandInput>> inputs;  // per node, per input slot
+  // Per tile (band by band, column by column): the box of each tensor the stage makes or reads, and
+  // what each node reads of them.
+  struct Tile {
+    std::map<ir::TensorId, Box> boxes;
+    std::vector<std::vector<TileInput>> inputs;  // per node, per input slot
   };
-  std::vector<Band> bands(static_cast<std::size_t>(stage.tiles));
-  for (int b = 0; b < stage.tiles; ++b) {
-    Band& band = bands[static_cast<std::size_t>(b)];
-    band.rows[output] = {height * b / stage.tiles, height * (b + 1) / stage.tiles};
-    band.inputs.resize(k);
-    for (std::size_t j = k; j-- > 0;) {
-      const ir::Node& n = g.nodes[nodes[j]];
-      const Rows out = band.rows[n.outputs[0]];
-      if (out.empty()) return std::nullopt;  // nothing of it is needed in this band
-      band.inputs[j].resize(n.inputs.size());
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-        const ir::TensorId t = n.inputs[i];
-        if (t == ir::kNoTensor || g.tensors[t].is_constant) continue;
-        BandInput& in = band.inputs[j][i];
-        in = band_input(shape->windows[j], out, g.tensors[t].shape[1]);
-        if (in.rows.empty()) return std::nullopt;
-        band.rows[t] = hull(band.rows[t], in.rows);
+  std::vector<Tile> tiles;
+  for (int b = 0; b < stage.tiles; ++b)
+    for (int c = 0; c < stage.columns; ++c) {
+      Tile tile;
+      tile.boxes[output] = {{height * b / stage.tiles, height * (b + 1) / stage.tiles},
+                            {width * c / stage.columns, width * (c + 1) / stage.columns}};
+      tile.inputs.resize(k);
+      for (std::size_t j = k; j-- > 0;) {
+        const ir::Node& n = g.nodes[nodes[j]];
+        const Box out = tile.boxes[n.outputs[0]];
+        if (out.empty()) return std::nullopt;  // nothing of it is needed in this tile
+        tile.inputs[j].resize(n.inputs.size());
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+          const ir::TensorId t = n.inputs[i];
+          if (t == ir::kNoTensor || g.tensors[t].is_constant) continue;
+          TileInput& in = tile.inputs[j][i];
+          in = tile_input(shape->windows[j], out, g.tensors[t].shape);
+          if (whole_rows) in.box.cols = {0, g.tensors[t].shape[2]};  // a band is whole rows of every tensor
+          if (in.box.empty()) return std::nullopt;
+          tile.boxes[t] = hull(tile.boxes[t], in.box);
+        }
       }
+      // A tensor written in place into a Concat of the stage has exactly the Concat's box; one read
+      // in part lies in a buffer of its own (its readers read their part of it).
+      for (std::size_t j = 0; j < k; ++j)
+        for (std::size_t i = 0; i < g.nodes[nodes[j]].inputs.size(); ++i) {
+          const ir::TensorId t = g.nodes[nodes[j]].inputs[i];
+          if (t == ir::kNoTensor || g.tensors[t].is_constant || t == shape->input) continue;
+          if (g.tensors[t].slice_of != ir::kNoTensor && !(tile.inputs[j][i].box == tile.boxes[t])) return std::nullopt;
+        }
+      tiles.push_back(std::move(tile));
     }
-    // A tensor written in place into a Concat of the stage has exactly the Concat's rows; one read
-    // in part lies in a buffer of its own (its readers read their rows of it in place).
-    for (std::size_t j = 0; j < k; ++j)
-      for (std::size_t i = 0; i < g.nodes[nodes[j]].inputs.size(); ++i) {
-        const ir::TensorId t = g.nodes[nodes[j]].inputs[i];
-        if (t == ir::kNoTensor || g.tensors[t].is_constant || t == shape->input) continue;
-        const Rows& read = band.inputs[j][i].rows;
-        const bool part = read.first != band.rows[t].first || read.last != band.rows[t].last;
-        if (g.tensors[t].slice_of != ir::kNoTensor && part) return std::nullopt;
-      }
-  }
 
-  // The stage's input rows are read in place from the tensor that holds its bytes.
+  // The stage's input is read in place from the tensor that holds its bytes, whole rows at a time.
   const ir::Tensor x = g.tensors[shape->input];  // a copy: adding tensors moves them
+  const Box x_whole{{0, x.shape[1]}, {0, x.shape[2]}};
   ir::TensorId holder = shape->input;
   std::int64_t holder_offset = 0;
   if (x.slice_of != ir::kNoTensor) {
@@ -246,86 +291,149 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
   result.output = g.tensors[output].name;
   for (const int v : nodes) result.macs += g.macs(g.nodes[v]);
 
+  std::vector<ir::Node> tiled_nodes;
   auto add_tensor = [&g](ir::Tensor t) {
     g.tensors.push_back(std::move(t));
     return static_cast<ir::TensorId>(g.tensors.size() - 1);
   };
-  auto rows_name = [](const std::string& name, Rows r) {
-    return fmt::format("{} [rows {}-{}]", name, r.first, r.last - 1);
-  };
-  // Rows `r` of tensor `of` (of the stage), lying in tensor `in` from element `offset` on.
-  auto view = [&](const ir::Tensor& of, ir::TensorId in, std::int64_t offset, Rows r) {
+  // Box `b` of tensor `of` (of the stage), named for it.
+  auto part = [whole_rows](const ir::Tensor& of, const Box& b) {
     ir::Tensor t = of;
-    t.name = rows_name(of.name, r);
-    t.shape[1] = r.last - r.first;
+    t.name = whole_rows ? fmt::format("{} [rows {}-{}]", of.name, b.rows.first, b.rows.last - 1)
+                        : fmt::format("{} [rows {}-{}, cols {}-{}]", of.name, b.rows.first, b.rows.last - 1,
+                                      b.cols.first, b.cols.last - 1);
+    t.shape[1] = b.rows.size();
+    t.shape[2] = b.cols.size();
+    return t;
+  };
+  // Box `b` of tensor `of`, whole rows of tensor `in` from element `offset` on: lying in it in place.
+  auto rows_in = [&](const ir::Tensor& of, const Box& b, ir::TensorId in, std::int64_t offset) {
+    ir::Tensor t = part(of, b);
     t.slice_of = in;
     t.slice_offset = offset;
     t.slice_pixel_stride = of.shape[3];
     return add_tensor(std::move(t));
   };
+  // Box `b` of tensor `of`, copied (a Slice) from `source`, which holds box `held` of it: a part
+  // narrower than the rows it lies in is no view the kernels can read.
+  auto copied = [&](const ir::Tensor& of, ir::TensorId source, const Box& held, const Box& b,
+                    const std::string& tile_name) {
+    ir::Tensor t = part(of, b);
+    t.slice_of = ir::kNoTensor;
+    t.slice_offset = t.slice_pixel_stride = 0;
+    result.copied_bytes += t.bytes();
+    const ir::TensorId id = add_tensor(std::move(t));
+    ir::Node n;
+    n.name = fmt::format("copy of {} [{}]", g.tensors[id].name, tile_name);
+    n.onnx_op = "columns of a tile's input";
+    n.op = ir::OpKind::Slice;
+    n.attrs.starts = {0, 0, b.rows.first - held.rows.first, b.cols.first - held.cols.first};  // ONNX order
+    n.inputs = {source};
+    n.outputs = {id};
+    tiled_nodes.push_back(std::move(n));
+    return id;
+  };
+  // What a node reads: box `read` of tensor `of`, which `source` holds as box `held`.
+  auto read_part = [&](ir::TensorId of, ir::TensorId source, const Box& held, const Box& read,
+                       const std::string& tile_name) {
+    if (read == held) return source;
+    const ir::Tensor t = g.tensors[of];
+    if (read.cols == held.cols)
+      return rows_in(t, read, source, (read.rows.first - held.rows.first) * held.cols.size() * t.shape[3]);
+    return copied(t, source, held, read, tile_name);
+  };
 
-  std::vector<ir::Node> band_nodes;
   ir::Node concat;
   concat.name = g.nodes[nodes.back()].name + " [bands]";
   concat.onnx_op = "row bands of a tiled stage";
   concat.op = ir::OpKind::Concat;
   concat.attrs.axis = 1;
   concat.outputs = {output};
-  for (int b = 0; b < stage.tiles; ++b) {
-    const Band& band = bands[static_cast<std::size_t>(b)];
-    const std::string band_name = fmt::format("band {}/{}", b + 1, stage.tiles);
-    // The band of every tensor the stage makes, then where those written in place lie: the
-    // stage's output, or their Concat's band.
+  std::vector<ir::TensorId> band_columns;  // the current band's tiles of the output
+  for (std::size_t tile_index = 0; tile_index < tiles.size(); ++tile_index) {
+    const Tile& tile = tiles[tile_index];
+    const int b = static_cast<int>(tile_index) / stage.columns, c = static_cast<int>(tile_index) % stage.columns;
+    const std::string tile_name = whole_rows ? fmt::format("band {}/{}", b + 1, stage.tiles)
+                                             : fmt::format("band {}/{}, column {}/{}", b + 1, stage.tiles, c + 1,
+                                                           stage.columns);
+    // The tile of every tensor the stage makes, then where those written in place lie: the
+    // stage's output (whole rows), or their Concat's tile.
     std::map<ir::TensorId, ir::TensorId> made;
     for (const int v : nodes) {
       const ir::TensorId y_id = g.nodes[v].outputs[0];
-      ir::Tensor y = g.tensors[y_id];
-      const Rows rows = band.rows.at(y_id);
-      y.name = rows_name(y.name, rows);
-      y.shape[1] = rows.last - rows.first;
-      if (y_id == output) {
+      const Box& box = tile.boxes.at(y_id);
+      ir::Tensor y = part(g.tensors[y_id], box);
+      if (y_id == output && whole_rows) {
         y.slice_of = output;
-        y.slice_offset = rows.first * y.shape[2] * y.shape[3];
-        y.slice_pixel_stride = y.shape[3];
+        y.slice_offset = box.rows.first * width * channels;
+        y.slice_pixel_stride = channels;
       }
       made[y_id] = add_tensor(std::move(y));
     }
     // (In the band of the stage's output, it lies in a tensor that lies in another: the emitter
     // adds up the offsets.)
-    for (const auto& [original, part] : made)
+    for (const auto& [original, tiled] : made)
       if (original != output && g.tensors[original].slice_of != ir::kNoTensor)
-        g.tensors[part].slice_of = made.at(g.tensors[original].slice_of);
+        g.tensors[tiled].slice_of = made.at(g.tensors[original].slice_of);
+    // The stage's input: whole rows are read in place; a tile narrower than the image copies its
+    // columns once, and its nodes read their parts of that copy.
+    const Box& x_box = tile.boxes.at(shape->input);
+    std::optional<ir::TensorId> x_copy;
+    auto read_input = [&](const Box& read) {
+      if (read.cols == x_whole.cols)
+        return rows_in(x, read, holder, holder_offset + read.rows.first * x.shape[2] * x.shape[3]);
+      if (x_box.cols == x_whole.cols) return copied(x, shape->input, x_whole, read, tile_name);
+      if (!x_copy) x_copy = copied(x, shape->input, x_whole, x_box, tile_name);
+      return read_part(shape->input, *x_copy, x_box, read, tile_name);
+    };
     for (std::size_t j = 0; j < k; ++j) {
       ir::Node n = g.nodes[nodes[j]];
       for (std::size_t i = 0; i < n.inputs.size(); ++i) {
         const ir::TensorId t = n.inputs[i];
         if (t == ir::kNoTensor || g.tensors[t].is_constant) continue;
-        const Rows read = band.inputs[j][i].rows;
-        if (t == shape->input) {
-          n.inputs[i] = view(x, holder, holder_offset + read.first * x.shape[2] * x.shape[3], read);
-          continue;
-        }
-        const Rows whole = band.rows.at(t);
-        const ir::Tensor of = g.tensors[t];
-        n.inputs[i] = read.first == whole.first && read.last == whole.last
-                          ? made.at(t)
-                          : view(of, made.at(t), (read.first - whole.first) * of.shape[2] * of.shape[3], read);
+        const Box& read = tile.inputs[j][i].box;
+        n.inputs[i] = t == shape->input ? read_input(read) : read_part(t, made.at(t), tile.boxes.at(t), read, tile_name);
       }
       n.outputs[0] = made.at(n.outputs[0]);
-      n.name = fmt::format("{} [{}]", n.name, band_name);
-      const RowWindow& w = shape->windows[j];
-      if (w.kernel > 1 || w.pad_top > 0) {
+      n.name = fmt::format("{} [{}]", n.name, tile_name);
+      const NodeWindow& w = shape->windows[j];
+      const std::array<std::int64_t, 4>& pads = tile.inputs[j][0].pads;
+      if (w.rows.kernel > 1 || w.rows.pad > 0) {
         n.attrs.pads.resize(4, 0);
-        n.attrs.pads[0] = band.inputs[j][0].pad_top;
-        n.attrs.pads[2] = band.inputs[j][0].pad_bottom;
+        n.attrs.pads[0] = pads[0];
+        n.attrs.pads[2] = pads[2];
+      }
+      if (!whole_rows && (w.cols.kernel > 1 || w.cols.pad > 0)) {
+        n.attrs.pads.resize(4, 0);
+        n.attrs.pads[1] = pads[1];
+        n.attrs.pads[3] = pads[3];
       }
       result.tiled_macs += g.macs(n);
-      band_nodes.push_back(std::move(n));
+      tiled_nodes.push_back(std::move(n));
     }
-    concat.inputs.push_back(made.at(output));
+    if (whole_rows) {
+      concat.inputs.push_back(made.at(output));
+      continue;
+    }
+    // A band's tiles of the output are copied side by side into its rows, in place in the output.
+    band_columns.push_back(made.at(output));
+    if (c + 1 < stage.columns) continue;
+    const Box band{tile.boxes.at(output).rows, {0, width}};
+    const ir::TensorId band_rows = rows_in(g.tensors[output], band, output, band.rows.first * width * channels);
+    ir::Node columns;
+    columns.name = fmt::format("{} [band {}/{}, columns]", g.nodes[nodes.back()].name, b + 1, stage.tiles);
+    columns.onnx_op = "columns of a band of a tiled stage";
+    columns.op = ir::OpKind::Concat;
+    columns.attrs.axis = 2;
+    columns.inputs = band_columns;
+    columns.outputs = {band_rows};
+    result.copied_bytes += g.tensors[band_rows].bytes();
+    tiled_nodes.push_back(std::move(columns));
+    concat.inputs.push_back(band_rows);
+    band_columns.clear();
   }
 
-  // The bands run where the stage's last node ran; every other node keeps its place.
+  // The tiles run where the stage's last node ran; every other node keeps its place.
   std::vector<ir::Node> scheduled;
   for (std::size_t v = 0; v < g.nodes.size(); ++v) {
     if (std::find(nodes.begin(), nodes.end(), static_cast<int>(v)) == nodes.end()) {
@@ -333,7 +441,7 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
       continue;
     }
     if (static_cast<int>(v) != nodes.back()) continue;
-    for (ir::Node& n : band_nodes) scheduled.push_back(std::move(n));
+    for (ir::Node& n : tiled_nodes) scheduled.push_back(std::move(n));
     scheduled.push_back(concat);
   }
   g.nodes = std::move(scheduled);

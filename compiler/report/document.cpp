@@ -184,11 +184,12 @@ Document read_document(const json& report) {
   if (report.contains("ram_vs_cost")) {
     for (const auto& l : report.at("ram_vs_cost")) {
       CostLevel level{l.at("technique").get<std::string>(), l.at("arena_bytes").get<std::uint64_t>(),
-                      l.at("extra_macs").get<std::int64_t>(), l.at("extra_macs_percent").get<double>(), {}, 0,
+                      l.at("extra_macs").get<std::int64_t>(), l.at("extra_macs_percent").get<double>(), {}, 0, 1,
                       l.at("chosen").get<bool>()};
       if (!l.at("stage").is_null()) {
         level.nodes = l.at("stage").at("nodes").get<std::vector<std::string>>();
         level.bands = l.at("stage").at("bands").get<std::uint64_t>();
+        level.columns = l.at("stage").value("columns", std::uint64_t{1});  // absent in older reports
       }
       d.ram_vs_cost.push_back(std::move(level));
     }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "report/report.hpp"
 #include "report/units.hpp"
@@ -295,20 +297,30 @@ class MemoryMap {
   }
 
   // The steps of each row band of the tiled stage (docs/tiling.md): band i's nodes are named
-  // "<node> [band i/N]", N from the chosen level of the RAM against cost table.
+  // "<node> [band i/N]"; in a grid of tiles its tiles' nodes and copies "... [band i/N, column
+  // j/M]" and the copy of its tiles into the output "<node> [band i/N, columns]"; N and M from the
+  // chosen level of the RAM against cost table.
   void find_row_bands() {
     const auto chosen = std::find_if(d_.ram_vs_cost.begin(), d_.ram_vs_cost.end(),
                                      [](const CostLevel& l) { return l.chosen && l.technique == "tiling"; });
     if (chosen == d_.ram_vs_cost.end()) return;
     stage_ = fmt::format("{} to {}", chosen->nodes.front(), chosen->nodes.back());
+    if (chosen->columns > 1) stage_ += fmt::format(" in {}x{} tiles", chosen->bands, chosen->columns);
+    auto ends_with = [](const std::string& s, const std::string& end) {
+      return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+    };
     for (std::uint64_t band = 1; band <= chosen->bands; ++band) {
+      std::vector<std::string> tags;  // how the names of the band's steps end
+      if (chosen->columns == 1) tags.push_back(fmt::format(" [band {}/{}]", band, chosen->bands));
+      for (std::uint64_t column = 1; chosen->columns > 1 && column <= chosen->columns; ++column)
+        tags.push_back(fmt::format(" [band {}/{}, column {}/{}]", band, chosen->bands, column, chosen->columns));
+      if (chosen->columns > 1) tags.push_back(fmt::format(" [band {}/{}, columns]", band, chosen->bands));
       RowBand span{band, chosen->bands, d_.steps.size(), 0};
       for (const Step& s : d_.steps)
-        for (const std::string& node : chosen->nodes)
-          if (s.node == fmt::format("{} [band {}/{}]", node, band, chosen->bands)) {
-            span.first_step = std::min<std::uint64_t>(span.first_step, s.step);
-            span.last_step = std::max(span.last_step, s.step);
-          }
+        if (std::any_of(tags.begin(), tags.end(), [&](const std::string& t) { return ends_with(s.node, t); })) {
+          span.first_step = std::min<std::uint64_t>(span.first_step, s.step);
+          span.last_step = std::max(span.last_step, s.step);
+        }
       if (span.first_step <= span.last_step) row_bands_.push_back(span);
     }
   }

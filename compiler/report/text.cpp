@@ -282,7 +282,7 @@ std::string rewrite_section(const Document& d) {
                     "\n";
   for (const Rewrite& r : d.rewrites) {
     const std::string what = r.technique == "fold_pad"    ? fmt::format("{} folded into {} ({})", r.node, r.into, r.op)
-                             : r.technique == "tiling" ? fmt::format("{} .. {} run in row bands", r.node, r.into)
+                             : r.technique == "tiling" ? fmt::format("{} .. {} run in {}", r.node, r.into, r.op)
                                                        : fmt::format("{} ({}) writes {} into {}", r.into, r.op, r.tensor, r.node);
     out += fit(fmt::format("  {}: {} B; {}", what, r.saved_bytes, r.detail), kWidth) + "\n";
   }
@@ -298,7 +298,9 @@ std::string cost_section(const Document& d) {
   for (const CostLevel& l : d.ram_vs_cost) {
     const std::string what = l.technique == "none"   ? "file order, no overlap, every Concat copying"
                              : l.technique == "free" ? "overlap, zero-copy Concat, order (on by default)"
-                                                     : fmt::format("{} row bands of {} .. {}", l.bands,
+                             : l.columns == 1        ? fmt::format("{} row bands of {} .. {}", l.bands,
+                                                                   l.nodes.front(), l.nodes.back())
+                                                     : fmt::format("{}x{} tiles of {} .. {}", l.bands, l.columns,
                                                                    l.nodes.front(), l.nodes.back());
     out += fit(fmt::format("{} {:<8} {:>9} {:>12} {:>6.1f}%  {}", l.chosen ? "*" : " ", l.technique, l.arena_bytes,
                            l.extra_macs, l.extra_macs_percent, what),

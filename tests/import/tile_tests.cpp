@@ -1,7 +1,7 @@
-// The row-band pass (compiler/passes/tile.cpp) on hand-made NHWC graphs: which runs of nodes are
-// stages, the rows, pads and in-place parts each band's nodes get, and what it refuses. That the
-// bands compute what the untiled graph does is checked end to end (difftest --row-bands, the
-// codegen tiling tests).
+// The tiling pass (compiler/passes/tile.cpp) on hand-made NHWC graphs: which runs of nodes are
+// stages, the rows, columns, pads, in-place parts and copies each band's or tile's nodes get, and
+// what it refuses. That the tiles compute what the untiled graph does is checked end to end
+// (difftest --row-bands, the codegen tiling tests).
 #include <catch2/catch.hpp>
 
 #include "passes/passes.hpp"
@@ -191,4 +191,71 @@ TEST_CASE("a Concat input written in place stays in place in its band of the Con
   CHECK(a_rows.slice_pixel_stride == 4);
   CHECK(g.tensors[c_rows].slice_of == 3);  // which lies in c from row 4 on
   CHECK(g.tensors[c_rows].slice_offset == 4 * 4 * 4);
+}
+
+TEST_CASE("a grid's tiles copy the columns they read of the stage's input, pad only at the image's edges, and "
+          "each band's tiles are copied side by side into its rows of the output") {
+  ir::Graph g = chain();
+  const auto tiled = passes::tile_stage(g, {{"A", "B", "C"}, 2, 2});
+  REQUIRE(tiled);
+  // Band 1, column 2 makes c's rows 0-3, columns 2-3. C reads b's rows 0-3, columns 2-3; B (3x3,
+  // stride 2, pad 1) reads a's rows 0-7 (the top pad kept) and columns 3-7 (2*2 - 1 = 3, no left
+  // pad inside the image; 3*2 - 1 + 3 = 8 reaches the right edge exactly: no right pad);
+  // A (3x3, pad 1) reads x's rows 0-8 and columns 2-7, and its window passes the right edge by one.
+  const std::string tile = "band 1/2, column 2/2";
+  CHECK(out0(g, "C [" + tile + "]").name == "c [rows 0-3, cols 2-3]");
+  CHECK(out0(g, "C [" + tile + "]").slice_of == ir::kNoTensor);
+  CHECK(out0(g, "A [" + tile + "]").name == "a [rows 0-7, cols 3-7]");
+  CHECK(node(g, "B [" + tile + "]").attrs.pads == std::vector<std::int64_t>{1, 0, 0, 0});
+  CHECK(node(g, "A [" + tile + "]").attrs.pads == std::vector<std::int64_t>{1, 0, 0, 1});
+  // x's columns 2-7 are copied (a Slice from x) before A reads them.
+  const ir::Node& copy = node(g, "copy of x [rows 0-8, cols 2-7] [" + tile + "]");
+  CHECK(copy.op == ir::OpKind::Slice);
+  CHECK(copy.inputs == std::vector<ir::TensorId>{0});
+  CHECK(copy.attrs.starts == std::vector<std::int64_t>{0, 0, 0, 2});
+  CHECK(node(g, "A [" + tile + "]").inputs[0] == copy.outputs[0]);
+  // Band 1's two tiles of c are copied into c's rows 0-3 (a Concat along W, in place in c), and a
+  // Concat along H of the bands, all in place, makes c.
+  const ir::Node& columns = node(g, "C [band 1/2, columns]");
+  CHECK(columns.op == ir::OpKind::Concat);
+  CHECK(columns.attrs.axis == 2);
+  CHECK(columns.inputs == std::vector<ir::TensorId>{node(g, "C [band 1/2, column 1/2]").outputs[0],
+                                                    node(g, "C [" + tile + "]").outputs[0]});
+  CHECK(out0(g, "C [band 1/2, columns]").slice_of == 3);
+  CHECK(out0(g, "C [band 2/2, columns]").slice_offset == 4 * 4 * 4);
+  CHECK(g.nodes.back().attrs.axis == 1);
+  CHECK(g.nodes.back().inputs.size() == 2);
+  CHECK(g.nodes.size() == 4 * (1 + 3) + 2 + 1);
+  // The copies: x's columns of each tile, and c once.
+  std::int64_t copied = 0;
+  for (const ir::Node& n : g.nodes)
+    if (n.op == ir::OpKind::Slice || (n.op == ir::OpKind::Concat && n.attrs.axis == 2)) copied += g.tensors[n.outputs[0]].bytes();
+  CHECK(tiled->copied_bytes == copied);
+  CHECK(copied > 16 * 8 * 4 + 8 * 4 * 4);  // the halo columns are copied twice
+}
+
+TEST_CASE("a node of a tile that reads other columns of a tensor than the tile holds reads a copy of them") {
+  // x -> A (3x3) -> a; B (3x3 on a) -> b; Add(a, b) -> c, in 2x2 tiles.
+  ir::Graph g;
+  g.source = "hand.onnx";
+  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 4), image("b", 8, 4, 4), image("c", 8, 4, 4),
+               weights("wa", 4, 4, 3), weights("wb", 4, 4, 3)};
+  ir::Node add;
+  add.name = "Add";
+  add.op = ir::OpKind::Add;
+  add.inputs = {1, 2};
+  add.outputs = {3};
+  g.nodes = {conv("A", 0, 4, 1, 3, 1, 1), conv("B", 1, 5, 2, 3, 1, 1), add};
+  g.inputs = {0};
+  g.outputs = {3};
+  REQUIRE(passes::tile_stage(g, {{"A", "B", "Add"}, 2, 2}));
+  // Tile (2, 2) makes c's rows 4-7, columns 2-3: B needs a's rows 3-7, columns 1-3, and Add a's
+  // rows 4-7, columns 2-3, which no view of a's tile gives: Add reads a copy.
+  const std::string tile = "band 2/2, column 2/2";
+  CHECK(out0(g, "A [" + tile + "]").name == "a [rows 3-7, cols 1-3]");
+  const ir::Node& copy = node(g, "copy of a [rows 4-7, cols 2-3] [" + tile + "]");
+  CHECK(copy.inputs[0] == node(g, "A [" + tile + "]").outputs[0]);
+  CHECK(copy.attrs.starts == std::vector<std::int64_t>{0, 0, 1, 1});
+  CHECK(node(g, "Add [" + tile + "]").inputs[0] == copy.outputs[0]);
+  CHECK(node(g, "B [" + tile + "]").inputs[0] == node(g, "A [" + tile + "]").outputs[0]);
 }
