@@ -12,8 +12,8 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <string_view>
+#include <tuple>
 
 
 #include "cli/size.hpp"

@@ -59,6 +59,23 @@ ir::Graph chain() {
   return g;
 }
 
+// x [8x4x4] -> A (3x3) -> a; B (3x3 on a) -> b; Add(a, b) -> c: a residual block.
+ir::Graph residual() {
+  ir::Graph g;
+  g.source = "hand.onnx";
+  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 4), image("b", 8, 4, 4), image("c", 8, 4, 4),
+               weights("wa", 4, 4, 3), weights("wb", 4, 4, 3)};
+  ir::Node add;
+  add.name = "Add";
+  add.op = ir::OpKind::Add;
+  add.inputs = {1, 2};
+  add.outputs = {3};
+  g.nodes = {conv("A", 0, 4, 1, 3, 1, 1), conv("B", 1, 5, 2, 3, 1, 1), add};
+  g.inputs = {0};
+  g.outputs = {3};
+  return g;
+}
+
 const ir::Node& node(const ir::Graph& g, const std::string& name) {
   for (const ir::Node& n : g.nodes)
     if (n.name == name) return n;
@@ -111,19 +128,7 @@ TEST_CASE("a band's nodes read the rows their windows reach, with the image's pa
 }
 
 TEST_CASE("a tensor read by two nodes of a stage is made for both and each reads its own rows in place") {
-  // x -> A (3x3) -> a; B (3x3 on a) -> b; Add(a, b) -> c: a residual block.
-  ir::Graph g;
-  g.source = "hand.onnx";
-  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 4), image("b", 8, 4, 4), image("c", 8, 4, 4),
-               weights("wa", 4, 4, 3), weights("wb", 4, 4, 3)};
-  ir::Node add;
-  add.name = "Add";
-  add.op = ir::OpKind::Add;
-  add.inputs = {1, 2};
-  add.outputs = {3};
-  g.nodes = {conv("A", 0, 4, 1, 3, 1, 1), conv("B", 1, 5, 2, 3, 1, 1), add};
-  g.inputs = {0};
-  g.outputs = {3};
+  ir::Graph g = residual();
   REQUIRE(passes::stage_of_steps(g, 0, 2));
   REQUIRE(passes::tile_stage(g, {{"A", "B", "Add"}, 2}));
   // Band 2 makes c's rows 4-7; B needs a's rows 3-7, Add a's rows 4-7: a's band holds rows 3-7
@@ -235,19 +240,7 @@ TEST_CASE("a grid's tiles copy the columns they read of the stage's input, pad o
 }
 
 TEST_CASE("a node of a tile that reads other columns of a tensor than the tile holds reads a copy of them") {
-  // x -> A (3x3) -> a; B (3x3 on a) -> b; Add(a, b) -> c, in 2x2 tiles.
-  ir::Graph g;
-  g.source = "hand.onnx";
-  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 4), image("b", 8, 4, 4), image("c", 8, 4, 4),
-               weights("wa", 4, 4, 3), weights("wb", 4, 4, 3)};
-  ir::Node add;
-  add.name = "Add";
-  add.op = ir::OpKind::Add;
-  add.inputs = {1, 2};
-  add.outputs = {3};
-  g.nodes = {conv("A", 0, 4, 1, 3, 1, 1), conv("B", 1, 5, 2, 3, 1, 1), add};
-  g.inputs = {0};
-  g.outputs = {3};
+  ir::Graph g = residual();
   REQUIRE(passes::tile_stage(g, {{"A", "B", "Add"}, 2, 2}));
   // Tile (2, 2) makes c's rows 4-7, columns 2-3: B needs a's rows 3-7, columns 1-3, and Add a's
   // rows 4-7, columns 2-3, which no view of a's tile gives: Add reads a copy.
