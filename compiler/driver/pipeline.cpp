@@ -182,14 +182,14 @@ schedule::Lifetimes lifetimes_of(const CompileOptions& options, const ir::Graph&
 
 Scheduled schedule_and_plan(const CompileOptions& options, const ir::Graph& graph, const std::vector<int>& order,
                             const std::vector<RegionSpec>& regions, const std::vector<PinSpec>& pins, double seconds,
-                            std::int64_t node_budget = 0) {
+                            std::int64_t nodes_per_buffer = 0) {
   Scheduled s{order, graph, {}, {}, {}};
   schedule::reorder_nodes(s.graph, order);
   s.lifetimes = lifetimes_of(options, s.graph);
   s.problem = make_problem(options, s.lifetimes, s.graph, regions, pins);
   plan::Options plan_options;
   plan_options.time_limit_seconds = seconds;
-  plan_options.node_budget = node_budget;
+  plan_options.nodes_per_buffer = nodes_per_buffer;
   plan_options.on_progress = options.on_plan_progress;
   s.plan = plan::solve(s.problem, plan_options);
   return s;
@@ -217,7 +217,7 @@ bool better_plan(const plan::Plan& a, const plan::Plan& b, bool a_in_file_order)
 // is appended to `planned_orders` when given.
 Scheduled order_and_plan(const CompileOptions& options, const ir::Graph& graph, const std::vector<RegionSpec>& regions,
                          const std::vector<PinSpec>& pins, double seconds, OrderChoice& order,
-                         std::int64_t node_budget = 0, std::vector<std::vector<int>>* planned_orders = nullptr) {
+                         std::int64_t nodes_per_buffer = 0, std::vector<std::vector<int>>* planned_orders = nullptr) {
   order = OrderChoice{};
   std::vector<int> file_order(graph.nodes.size());
   for (std::size_t v = 0; v < file_order.size(); ++v) file_order[v] = static_cast<int>(v);
@@ -241,7 +241,7 @@ Scheduled order_and_plan(const CompileOptions& options, const ir::Graph& graph, 
     if (c == tied && chosen->plan.peak <= chosen->plan.lower_bound) break;
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double share = std::max(0.0, seconds - spent) / static_cast<double>(candidates.size() - c);
-    Scheduled s = schedule_and_plan(options, graph, candidates[c], regions, pins, share, node_budget);
+    Scheduled s = schedule_and_plan(options, graph, candidates[c], regions, pins, share, nodes_per_buffer);
     ++order.candidates;
     if (planned_orders) planned_orders->push_back(candidates[c]);
     if (candidates[c] == file_order) {
@@ -266,11 +266,14 @@ constexpr int kGridSides[] = {2, 3, 4, 6};
 constexpr std::size_t kTilingPlans = 16, kCostLevels = 8;
 // Plans the search for the least arena may make (it stops earlier at the first bound not below it).
 constexpr std::size_t kLeastPlans = 64;
-// The node limit at which the planner's rounds of search end for those plans (planner.cpp
-// minimize_peak): a budget of counts, not of time, so that the same model gives the same table and
-// the same choice on a busy machine (the time limit stays as a safety). It must end the plans
-// before the time does even in the sanitizer build: grids stop at 6x6 (kGridSides) for that.
-constexpr std::int64_t kTilingNodeBudget = 1 << 10;
+// The node limit per buffer at which the planner's rounds of search end for those plans
+// (plan::Options::nodes_per_buffer): a budget of counts, not of time, so that the same model gives
+// the same table and the same choice on a busy machine (the time limit stays as a safety). Per
+// buffer, since a grid's plans have hundreds: with a fixed 1,024 nodes a 6x6 grid's plan got one
+// round and could end 25 % above its bound, where a model with a narrower layer got it right, so
+// shrinking a layer raised the least arena (docs/tiling.md). It must end the plans before the
+// time does even in the sanitizer build: grids stop at 6x6 (kGridSides) for that.
+constexpr std::int64_t kTilingNodesPerBuffer = 8;
 
 struct TilingCandidate {
   std::size_t schedule = 0;  // the schedule it tiles, by index in tile_to_fit()'s `schedules`
@@ -327,16 +330,16 @@ std::vector<TilingCandidate> tiling_candidates(const CompileOptions& options, co
       // A count above the output's rows (columns) becomes one band per row (one tile per column):
       // a smaller image keeps every tile size a larger one has (counts are discrete; sizes must not be).
       const std::vector<std::int64_t>& out = shapes.tensors[shapes.nodes[step_of[stage->nodes.back()]].outputs[0]].shape;
-      std::set<std::pair<int, int>> grids;
-      for (const int bands : kBandCounts) grids.insert({static_cast<int>(std::min<std::int64_t>(bands, out[1])), 1});
-      for (const int side : kGridSides) {
-        const int rows = static_cast<int>(std::min<std::int64_t>(side, out[1]));
-        const int columns = static_cast<int>(std::min<std::int64_t>(side, out[2]));
-        if (columns > 1) grids.insert({rows, columns});
-      }
-      for (const auto& [bands, columns] : grids) {
+      std::set<std::tuple<int, int, bool>> grids;  // bands, columns, whole rows
+      for (const int bands : kBandCounts)
+        grids.insert({static_cast<int>(std::min<std::int64_t>(bands, out[1])), 1, true});
+      for (const int side : kGridSides)
+        grids.insert({static_cast<int>(std::min<std::int64_t>(side, out[1])),
+                      static_cast<int>(std::min<std::int64_t>(side, out[2])), false});
+      for (const auto& [bands, columns, whole_rows] : grids) {
         ir::Graph tiled = shapes;
-        const std::optional<passes::TiledStage> done = passes::tile_stage(tiled, {stage->nodes, bands, columns});
+        const std::optional<passes::TiledStage> done =
+            passes::tile_stage(tiled, {stage->nodes, bands, columns, whole_rows});
         if (!done) continue;
         candidates.push_back({0, done->stage, done->tiled_macs - done->macs, done->copied_bytes,
                               plan::live_sum_lower_bound(lifetimes_of(options, tiled).problem)});
@@ -353,7 +356,7 @@ Scheduled plan_tiled(const CompileOptions& options, ir::Graph graph, const passe
   tiled = *passes::tile_stage(graph, stage);  // a candidate of tiling_candidates(): it tiles
   std::vector<int> order(graph.nodes.size());
   for (std::size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
-  return schedule_and_plan(options, graph, order, regions, pins, seconds, kTilingNodeBudget);
+  return schedule_and_plan(options, graph, order, regions, pins, seconds, kTilingNodesPerBuffer);
 }
 
 // Step 5 of compile_model(): `chosen` is the untiled plan, of `schedules[0]`; replaced by a tiled one
@@ -376,7 +379,7 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   std::stable_sort(candidates.begin(), candidates.end(), [](const TilingCandidate& a, const TilingCandidate& b) {
     return std::tie(a.extra_macs, a.copied_bytes, a.bound) < std::tie(b.extra_macs, b.copied_bytes, b.bound);
   });
-  // Per plan, the planner's time limit at most, a safety: kTilingNodeBudget ends it first, even in
+  // Per plan, the planner's time limit at most, a safety: kTilingNodesPerBuffer ends it first, even in
   // the sanitizer build (where a fifth of it cut a grid's plans and moved the least arena).
   const double seconds = options.time_limit_seconds;
   std::optional<std::uint64_t> total_cap = 0;
@@ -408,13 +411,13 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   std::stable_sort(by_bound.begin(), by_bound.end(),
                    [&](std::size_t a, std::size_t b) { return candidates[a].bound < candidates[b].bound; });
   std::optional<std::size_t> least;
-  std::set<std::tuple<std::vector<std::string>, int, int, std::uint64_t>> tried;
+  std::set<std::tuple<std::vector<std::string>, int, int, bool, std::uint64_t>> tried;
   for (std::size_t k = 0; k < by_bound.size() && k < kLeastPlans; ++k) {
     const std::size_t i = by_bound[k];
     const std::uint64_t best = least ? planned[*least].first : untiled_arena;
     if (candidates[i].bound >= best) break;
     const passes::Stage& stage = candidates[i].stage;
-    if (!tried.insert({stage.nodes, stage.tiles, stage.columns, candidates[i].bound}).second) continue;
+    if (!tried.insert({stage.nodes, stage.tiles, stage.columns, stage.whole_rows, candidates[i].bound}).second) continue;
     if (plan_uncapped(i) < best) least = i;
   }
 
@@ -450,7 +453,7 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   bare.reorder = false;
   OrderChoice ignored;
   m.ram_vs_cost.push_back(
-      {"none", order_and_plan(bare, m.graph, uncapped, pins, seconds, ignored, kTilingNodeBudget).plan.peak, 0,
+      {"none", order_and_plan(bare, m.graph, uncapped, pins, seconds, ignored, kTilingNodesPerBuffer).plan.peak, 0,
        {}});
   m.ram_vs_cost.push_back({"free", untiled_arena, 0, {}});
   std::vector<std::size_t> frontier;
@@ -471,7 +474,7 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
 
 // "12 row bands", or "4x4 tiles" for bands split into columns.
 std::string grid_name(const passes::Stage& s) {
-  return s.columns == 1 ? fmt::format("{} row bands", s.tiles) : fmt::format("{}x{} tiles", s.tiles, s.columns);
+  return s.whole_rows ? fmt::format("{} row bands", s.tiles) : fmt::format("{}x{} tiles", s.tiles, s.columns);
 }
 
 std::string describe_stage(const passes::TiledStage& t, std::int64_t model_macs) {
@@ -534,7 +537,7 @@ json rewrites_json(const CompiledModel& m) {
     rewrites.push_back({{"technique", "tiling"},
                         {"node", m.tiled->stage.nodes.front()},
                         {"into", m.tiled->stage.nodes.back()},
-                        {"op", m.tiled->stage.columns == 1 ? "row bands" : "tiles"},
+                        {"op", m.tiled->stage.whole_rows ? "row bands" : "tiles"},
                         {"tensor", m.tiled->output},
                         {"saved_bytes", m.ram_vs_cost.size() > 1 && m.ram_vs_cost[1].arena_bytes > m.plan.peak
                                             ? m.ram_vs_cost[1].arena_bytes - m.plan.peak
@@ -553,6 +556,7 @@ json ram_vs_cost_json(const CompiledModel& m) {
       stage = {{"nodes", level.stage->stage.nodes},
                {"bands", level.stage->stage.tiles},
                {"columns", level.stage->stage.columns},
+               {"whole_rows", level.stage->stage.whole_rows},
                {"copied_bytes", level.stage->copied_bytes},
                {"input", level.stage->input},
                {"output", level.stage->output}};
@@ -564,7 +568,8 @@ json ram_vs_cost_json(const CompiledModel& m) {
                       {"stage", stage},
                       {"chosen", m.tiled ? level.stage && level.stage->stage.nodes == m.tiled->stage.nodes &&
                                                level.stage->stage.tiles == m.tiled->stage.tiles &&
-                                               level.stage->stage.columns == m.tiled->stage.columns
+                                               level.stage->stage.columns == m.tiled->stage.columns &&
+                                               level.stage->stage.whole_rows == m.tiled->stage.whole_rows
                                          : level.technique == "free"}});
   }
   return levels;

@@ -62,7 +62,11 @@ void write_in_place(ir::Graph& graph, const InPlaceInput& input);
 struct Stage {
   std::vector<std::string> nodes;  // the stage's nodes in schedule order; the last writes its output
   int tiles = 2;                   // bands of the output's rows
-  int columns = 1;                 // tiles across each band (1: the band is whole rows)
+  int columns = 1;                 // tiles across each band
+  // Bands of whole rows of every tensor (columns is 1): read and written in place. Else a grid of
+  // tiles, each tensor cut to the columns its tile needs, even with one column or one tile (a
+  // 1x1 output in one tile is what a 1-pixel tile of a larger grid was: sizes must not jump).
+  bool whole_rows = true;
 };
 
 // A stage as tile_stage() ran it.

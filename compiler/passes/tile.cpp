@@ -228,13 +228,13 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
     nodes.push_back(it->second);
   }
   const std::optional<StageShape> shape = stage_shape(g, tensor_uses(g), nodes);
-  if (!shape || stage.tiles < 2 || stage.columns < 1) return std::nullopt;
+  if (!shape || stage.tiles < 1 || stage.columns < 1 || (stage.whole_rows && stage.columns != 1)) return std::nullopt;
   const std::size_t k = nodes.size();
   const ir::TensorId output = shape->output;
   const std::int64_t height = g.tensors[output].shape[1], width = g.tensors[output].shape[2];
   const std::int64_t channels = g.tensors[output].shape[3];
   if (stage.tiles > height || stage.columns > width) return std::nullopt;
-  const bool whole_rows = stage.columns == 1;
+  const bool whole_rows = stage.whole_rows;
 
   // Per tile (band by band, column by column): the box of each tensor the stage makes or reads, and
   // what each node reads of them.

@@ -157,10 +157,10 @@ struct RegionPlan {
 // lower; then alternates two kinds of capacity probes, each a round of the exact search under
 // every preorder with a node limit that doubles every round (so the result depends on the node
 // counts, not the clock, unless the deadline cuts; the rounds end once the limit reaches
-// `node_budget`, when that is not 0): one at the lower bound, which either finds an optimal plan
-// or raises the bound, and a bisection downwards from the incumbent.
+// `nodes_per_buffer` per buffer, when that is not 0: Options): one at the lower bound, which
+// either finds an optimal plan or raises the bound, and a bisection downwards from the incumbent.
 RegionPlan minimize_peak(const std::vector<Item>& items, const std::vector<std::uint64_t>& seed,
-                         Clock::time_point deadline, std::int64_t node_budget,
+                         Clock::time_point deadline, std::int64_t nodes_per_buffer,
                          const std::function<void(std::uint64_t peak, std::uint64_t bound)>& report) {
   RegionPlan best;
   best.peak = UINT64_MAX;
@@ -195,6 +195,7 @@ RegionPlan minimize_peak(const std::vector<Item>& items, const std::vector<std::
   };
 
   const std::int64_t n = static_cast<std::int64_t>(items.size());
+  const std::int64_t node_budget = nodes_per_buffer * std::max(n, Options::kBudgetBuffers);
   for (std::int64_t node_limit = 2 * n;; node_limit = std::min<std::int64_t>(node_limit * 2, INT64_MAX / 4)) {
     while (!best.optimal()) {
       const Outcome outcome = probe(best.lower_bound, node_limit);
@@ -479,7 +480,7 @@ Plan solve(const Problem& problem, const Options& options) {
         options.on_progress({peak, bound, std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
     };
     const RegionPlan result =
-        minimize_peak(items_of(problem, members), seed, std::max(Clock::now(), region_deadline), options.node_budget,
+        minimize_peak(items_of(problem, members), seed, std::max(Clock::now(), region_deadline), options.nodes_per_buffer,
                       report);
     for (std::size_t i = 0; i < members.size(); ++i) plan.placements[members[i]] = {r, result.offsets[i]};
     plan.region_peak.push_back(result.peak);

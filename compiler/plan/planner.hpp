@@ -60,10 +60,14 @@ struct Progress {
 struct Options {
   double time_limit_seconds = 5.0;
   std::function<void(const Progress&)> on_progress;  // called after every probe of the search; may be empty
-  // 0: none. Else the search also stops once a round of it has searched this many nodes under
-  // each preorder: the plan then depends on counts, not on the clock (unless the time limit cuts
-  // first), so the same problem always gives the same plan.
-  std::int64_t node_budget = 0;
+  // 0: none. Else the search also stops once a round of it has searched this many nodes per
+  // buffer under each preorder (counting at least kBudgetBuffers buffers, so that a small problem
+  // still gets a few rounds): the plan then depends on counts, not on the clock (unless the time
+  // limit cuts first), so the same problem always gives the same plan. Per buffer, because one
+  // descent of the search places every buffer once: a large problem needs as many rounds of
+  // backtracking as a small one.
+  std::int64_t nodes_per_buffer = 0;
+  static constexpr std::int64_t kBudgetBuffers = 128;
 };
 
 enum class Status { Optimal, Feasible, Infeasible };

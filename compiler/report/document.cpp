@@ -185,11 +185,12 @@ Document read_document(const json& report) {
     for (const auto& l : report.at("ram_vs_cost")) {
       CostLevel level{l.at("technique").get<std::string>(), l.at("arena_bytes").get<std::uint64_t>(),
                       l.at("extra_macs").get<std::int64_t>(), l.at("extra_macs_percent").get<double>(), {}, 0, 1,
-                      l.at("chosen").get<bool>()};
+                      true, l.at("chosen").get<bool>()};
       if (!l.at("stage").is_null()) {
         level.nodes = l.at("stage").at("nodes").get<std::vector<std::string>>();
         level.bands = l.at("stage").at("bands").get<std::uint64_t>();
         level.columns = l.at("stage").value("columns", std::uint64_t{1});  // absent in older reports
+        level.whole_rows = l.at("stage").value("whole_rows", level.columns == 1);  // the same
       }
       d.ram_vs_cost.push_back(std::move(level));
     }

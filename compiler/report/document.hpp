@@ -65,7 +65,8 @@ struct CostLevel {
   double extra_macs_percent = 0;
   std::vector<std::string> nodes;  // the tiled stage, first to last (tiling)
   std::uint64_t bands = 0;
-  std::uint64_t columns = 1;  // tiles across each band (1: whole rows)
+  std::uint64_t columns = 1;  // tiles across each band
+  bool whole_rows = true;     // bands of whole rows, else a grid of tiles
   bool chosen = false;
 };
 

@@ -305,16 +305,16 @@ class MemoryMap {
                                      [](const CostLevel& l) { return l.chosen && l.technique == "tiling"; });
     if (chosen == d_.ram_vs_cost.end()) return;
     stage_ = fmt::format("{} to {}", chosen->nodes.front(), chosen->nodes.back());
-    if (chosen->columns > 1) stage_ += fmt::format(" in {}x{} tiles", chosen->bands, chosen->columns);
+    if (!chosen->whole_rows) stage_ += fmt::format(" in {}x{} tiles", chosen->bands, chosen->columns);
     auto ends_with = [](const std::string& s, const std::string& end) {
       return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
     };
     for (std::uint64_t band = 1; band <= chosen->bands; ++band) {
       std::vector<std::string> tags;  // how the names of the band's steps end
-      if (chosen->columns == 1) tags.push_back(fmt::format(" [band {}/{}]", band, chosen->bands));
-      for (std::uint64_t column = 1; chosen->columns > 1 && column <= chosen->columns; ++column)
+      if (chosen->whole_rows) tags.push_back(fmt::format(" [band {}/{}]", band, chosen->bands));
+      for (std::uint64_t column = 1; !chosen->whole_rows && column <= chosen->columns; ++column)
         tags.push_back(fmt::format(" [band {}/{}, column {}/{}]", band, chosen->bands, column, chosen->columns));
-      if (chosen->columns > 1) tags.push_back(fmt::format(" [band {}/{}, columns]", band, chosen->bands));
+      if (!chosen->whole_rows) tags.push_back(fmt::format(" [band {}/{}, columns]", band, chosen->bands));
       RowBand span{band, chosen->bands, d_.steps.size(), 0};
       for (const Step& s : d_.steps)
         if (std::any_of(tags.begin(), tags.end(), [&](const std::string& t) { return ends_with(s.node, t); })) {

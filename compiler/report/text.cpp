@@ -298,7 +298,7 @@ std::string cost_section(const Document& d) {
   for (const CostLevel& l : d.ram_vs_cost) {
     const std::string what = l.technique == "none"   ? "file order, no overlap, every Concat copying"
                              : l.technique == "free" ? "overlap, zero-copy Concat, order (on by default)"
-                             : l.columns == 1        ? fmt::format("{} row bands of {} .. {}", l.bands,
+                             : l.whole_rows          ? fmt::format("{} row bands of {} .. {}", l.bands,
                                                                    l.nodes.front(), l.nodes.back())
                                                      : fmt::format("{}x{} tiles of {} .. {}", l.bands, l.columns,
                                                                    l.nodes.front(), l.nodes.back());

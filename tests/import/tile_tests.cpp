@@ -201,7 +201,7 @@ TEST_CASE("a Concat input written in place stays in place in its band of the Con
 TEST_CASE("a grid's tiles copy the columns they read of the stage's input, pad only at the image's edges, and "
           "each band's tiles are copied side by side into its rows of the output") {
   ir::Graph g = chain();
-  const auto tiled = passes::tile_stage(g, {{"A", "B", "C"}, 2, 2});
+  const auto tiled = passes::tile_stage(g, {{"A", "B", "C"}, 2, 2, false});
   REQUIRE(tiled);
   // Band 1, column 2 makes c's rows 0-3, columns 2-3. C reads b's rows 0-3, columns 2-3; B (3x3,
   // stride 2, pad 1) reads a's rows 0-7 (the top pad kept) and columns 3-7 (2*2 - 1 = 3, no left
@@ -241,7 +241,7 @@ TEST_CASE("a grid's tiles copy the columns they read of the stage's input, pad o
 
 TEST_CASE("a node of a tile that reads other columns of a tensor than the tile holds reads a copy of them") {
   ir::Graph g = residual();
-  REQUIRE(passes::tile_stage(g, {{"A", "B", "Add"}, 2, 2}));
+  REQUIRE(passes::tile_stage(g, {{"A", "B", "Add"}, 2, 2, false}));
   // Tile (2, 2) makes c's rows 4-7, columns 2-3: B needs a's rows 3-7, columns 1-3, and Add a's
   // rows 4-7, columns 2-3, which no view of a's tile gives: Add reads a copy.
   const std::string tile = "band 2/2, column 2/2";
@@ -251,4 +251,40 @@ TEST_CASE("a node of a tile that reads other columns of a tensor than the tile h
   CHECK(copy.attrs.starts == std::vector<std::int64_t>{0, 0, 1, 1});
   CHECK(node(g, "Add [" + tile + "]").inputs[0] == copy.outputs[0]);
   CHECK(node(g, "B [" + tile + "]").inputs[0] == node(g, "A [" + tile + "]").outputs[0]);
+}
+
+TEST_CASE("one tile of a grid makes only the rows and columns its output needs, as a tile of a larger grid would") {
+  // x [5x5x4] -> A: 3x3 s1 p1 conv [5x5x4] -> P: 2x2 max pool, stride 2 [2x2x4]: P reads a's rows
+  // and columns 0-3 only (the last row and column fall outside every window). The whole output in
+  // one tile makes a's 4x4 and reads x's 5x5 (A's window at row 3 reaches row 4): the cut that a
+  // 1-pixel tile of a larger image's grid makes, where one band of whole rows keeps every column.
+  ir::Graph g;
+  g.source = "hand.onnx";
+  g.tensors = {image("x", 5, 5, 4), image("a", 5, 5, 4), image("p", 2, 2, 4), weights("wa", 4, 4, 3)};
+  ir::Node pool;
+  pool.name = "P";
+  pool.op = ir::OpKind::MaxPool;
+  pool.inputs = {1};
+  pool.outputs = {2};
+  pool.attrs.strides = {2, 2};
+  pool.attrs.dilations = {1, 1};
+  pool.attrs.pads = {0, 0, 0, 0};
+  pool.attrs.kernel_shape = {2, 2};
+  g.nodes = {conv("A", 0, 3, 1, 3, 1, 1), pool};
+  g.inputs = {0};
+  g.outputs = {2};
+  ir::Graph bands = g;
+  REQUIRE(passes::tile_stage(bands, {{"A", "P"}, 1}));
+  CHECK(out0(bands, "A [band 1/1]").name == "a [rows 0-3]");
+  CHECK(out0(bands, "A [band 1/1]").shape == std::vector<std::int64_t>{1, 4, 5, 4});
+  const auto tiled = passes::tile_stage(g, {{"A", "P"}, 1, 1, false});
+  REQUIRE(tiled);
+  const std::string tile = "band 1/1, column 1/1";
+  CHECK(out0(g, "A [" + tile + "]").name == "a [rows 0-3, cols 0-3]");
+  CHECK(node(g, "A [" + tile + "]").attrs.pads == std::vector<std::int64_t>{1, 1, 0, 0});
+  CHECK(in0(g, "A [" + tile + "]").name == "x [rows 0-4, cols 0-4]");  // all of x: read in place
+  CHECK(out0(g, "P [band 1/1, columns]").slice_of == 2);
+  CHECK(tiled->copied_bytes == 2 * 2 * 4);  // the tile of p into p
+  // A band of whole rows cannot have columns.
+  CHECK_FALSE(passes::tile_stage(g, {{"A", "P"}, 1, 2}));
 }
