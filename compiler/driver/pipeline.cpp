@@ -411,13 +411,12 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   std::stable_sort(by_bound.begin(), by_bound.end(),
                    [&](std::size_t a, std::size_t b) { return candidates[a].bound < candidates[b].bound; });
   std::optional<std::size_t> least;
-  std::set<std::tuple<std::vector<std::string>, int, int, bool, std::uint64_t>> tried;
+  std::set<std::pair<passes::Stage, std::uint64_t>> tried;
   for (std::size_t k = 0; k < by_bound.size() && k < kLeastPlans; ++k) {
     const std::size_t i = by_bound[k];
     const std::uint64_t best = least ? planned[*least].first : untiled_arena;
     if (candidates[i].bound >= best) break;
-    const passes::Stage& stage = candidates[i].stage;
-    if (!tried.insert({stage.nodes, stage.tiles, stage.columns, stage.whole_rows, candidates[i].bound}).second) continue;
+    if (!tried.insert({candidates[i].stage, candidates[i].bound}).second) continue;
     if (plan_uncapped(i) < best) least = i;
   }
 
@@ -566,10 +565,7 @@ json ram_vs_cost_json(const CompiledModel& m) {
                       {"extra_macs_percent", 100.0 * static_cast<double>(level.extra_macs) /
                                                  static_cast<double>(std::max<std::int64_t>(1, untiled_macs))},
                       {"stage", stage},
-                      {"chosen", m.tiled ? level.stage && level.stage->stage.nodes == m.tiled->stage.nodes &&
-                                               level.stage->stage.tiles == m.tiled->stage.tiles &&
-                                               level.stage->stage.columns == m.tiled->stage.columns &&
-                                               level.stage->stage.whole_rows == m.tiled->stage.whole_rows
+                      {"chosen", m.tiled ? level.stage && level.stage->stage == m.tiled->stage
                                          : level.technique == "free"}});
   }
   return levels;

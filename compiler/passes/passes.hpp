@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ir/ir.hpp"
@@ -67,6 +68,11 @@ struct Stage {
   // tiles, each tensor cut to the columns its tile needs, even with one column or one tile (a
   // 1x1 output in one tile is what a 1-pixel tile of a larger grid was: sizes must not jump).
   bool whole_rows = true;
+
+  // The same stage and grid (one place that knows the fields).
+  auto fields() const { return std::tie(nodes, tiles, columns, whole_rows); }
+  bool operator==(const Stage& other) const { return fields() == other.fields(); }
+  bool operator<(const Stage& other) const { return fields() < other.fields(); }
 };
 
 // A stage as tile_stage() ran it.
