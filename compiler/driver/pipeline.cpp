@@ -838,7 +838,7 @@ CompiledModel compile_model(const CompileOptions& options) {
         if (level.stage && (!least || level.arena_bytes < least->arena_bytes)) least = &level;
       reason += least ? fmt::format("; with patch-based execution the least arena found is {} bytes: {}",
                                     least->arena_bytes, describe_stage(*least->stage, m.macs))
-                      : "; no stage of this model can run in row bands (patch-based execution)";
+                      : "; no stage of this model can run in row bands or tiles (patch-based execution)";
     }
     throw Error(options.model + ": " + reason, kExitCapTooSmall);
   }
