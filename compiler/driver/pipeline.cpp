@@ -403,20 +403,19 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   // The least arena of every candidate: by bound (then MACs), each planned, until the next bound is
   // not below the least arena found (no plan is below its bound) or kLeastPlans are tried. What
   // stops it is the bound, not how many candidates there are, so a smaller model cannot lose the
-  // stage and grid that reached a larger one's least (docs/tiling.md). A stage and grid whose bound
-  // ties with the same stage and grid on a schedule tried before is not planned again: the
-  // schedules differ outside the stage, where the bound says they leave the same room.
+  // stage and grid that reached a larger one's least (docs/tiling.md). The same stage and grid on
+  // another schedule is planned too, even with the same bound: the schedules write other Concat
+  // inputs in place, which binds offsets and can keep one plan above its bound where the other meets
+  // it (a shrunk model whose first schedule missed it lost its least level that way).
   std::vector<std::size_t> by_bound(candidates.size());
   for (std::size_t i = 0; i < by_bound.size(); ++i) by_bound[i] = i;
   std::stable_sort(by_bound.begin(), by_bound.end(),
                    [&](std::size_t a, std::size_t b) { return candidates[a].bound < candidates[b].bound; });
   std::optional<std::size_t> least;
-  std::set<std::pair<passes::Stage, std::uint64_t>> tried;
   for (std::size_t k = 0; k < by_bound.size() && k < kLeastPlans; ++k) {
     const std::size_t i = by_bound[k];
     const std::uint64_t best = least ? planned[*least].first : untiled_arena;
     if (candidates[i].bound >= best) break;
-    if (!tried.insert({candidates[i].stage, candidates[i].bound}).second) continue;
     if (plan_uncapped(i) < best) least = i;
   }
 
