@@ -19,9 +19,10 @@ Then the issue's targets (half of the layer-by-layer minimum: the table's "none"
 --io-outside) run on the host under that cap against the untiled run; and, for --qemu-models, the
 instructions per inference on the Cortex-M4 (`tightfit run --target mps2-an386`, QEMU) of the
 untiled plan and the tiled one under the least tiling level (inputs and outputs in the arena),
-outputs compared; and every model that has a tiling level run under its least one in QEMU on each
-of --boards (default the Cortex-M4 and M7), its outputs against the untiled run's on the host (with
-its inputs and outputs in the arena where it has a level there, else with --io-outside).
+outputs compared, beside the ratio the compiler estimates from its measured kernel costs; and
+every model that has a tiling level run under its least one in QEMU on each of --boards (default
+the Cortex-M4 and M7), its outputs against the untiled run's on the host (with its inputs and
+outputs in the arena where it has a level there, else with --io-outside).
 
   bench/tiling.py [--build BUILD] [--work DIR] [--models a,b] [--qemu-models a,b] [--boards a,b] [--no-torch]
                   [--no-qemu] [--jobs N]
@@ -114,6 +115,17 @@ def run_model(tightfit, model, inputs, out, flags, target=None):
     return outputs, int(speed.group(1)) if speed else None, ''
 
 
+def estimated_ratio(run):
+    """The kept plan's instructions over the untiled plan's as the compiler estimates them (the
+    report's ram_vs_cost: the chosen level's against the free one's; compiler/cost/)."""
+    [path] = glob.glob(os.path.join(run, 'out', '*.report.json'))
+    with open(path) as f:
+        levels = json.load(f)['ram_vs_cost']
+    kept = [level.get('estimated_instructions') for level in levels if level['chosen']]
+    free = [level.get('estimated_instructions') for level in levels if level['technique'] == 'free']
+    return f'{kept[0] / free[0]:.3f}' if kept and free and kept[0] and free[0] else '-'
+
+
 def number(v):
     return f'{v:,}' if isinstance(v, int) else v
 
@@ -204,8 +216,8 @@ def main():
         return
     # `tightfit run --target` keeps the inputs and outputs in the arena: the least tiling level there.
     print('\n### Cortex-M4 (QEMU mps2-an386, inputs and outputs in the arena): instructions per inference\n')
-    print('| model | untiled arena | cap (least with tiling) | untiled | tiled | tiled / untiled | outputs |')
-    print('|---|---:|---:|---:|---:|---:|---|')
+    print('| model | untiled arena | cap (least with tiling) | untiled | tiled | tiled / untiled | estimated | outputs |')
+    print('|---|---:|---:|---:|---:|---:|---:|---|')
     m4_tiled = {}  # name -> (outputs, error line) of the tiled run on the M4, for the next table
     for name in [n for n in args.qemu_models.split(',') if n in models]:
         r = rows[name, 'arena']
@@ -222,7 +234,7 @@ def main():
             print(f"| {name} | {r['arena']:,} | {cap:,} | {number(slow)} | failed: {err[:100]} | | |")
             continue
         print(f"| {name} | {r['arena']:,} | {cap:,} | {slow:,} | {fast:,} | {fast / slow:.3f} "
-              f"| {'equal' if tiled == untiled else 'DIFFER'} |")
+              f"| {estimated_ratio(os.path.join(base, 'tiled'))} | {'equal' if tiled == untiled else 'DIFFER'} |")
 
     # Every model with a tiling level, under its least one, on each board: the outputs in QEMU
     # against the untiled run on the host (measure()'s; the code generation tests hold it to ONNX

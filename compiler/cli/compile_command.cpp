@@ -9,6 +9,7 @@
 #include "cli/flash_link.hpp"
 #include "cli/target.hpp"
 #include "cli/progress.hpp"
+#include "cost/instructions.hpp"
 #include "driver/pipeline.hpp"
 #include "error.hpp"
 #include "plan/csv.hpp"
@@ -36,6 +37,12 @@ void add_compile_command(CLI::App& app) {
                   "arm-none-eabi-g++ is on the PATH, else none");
   cmd->callback([options, out_dir, quiet, plan_csv, target] {
     driver::CompileOptions compile = finish_compile_options(*options);
+    // The flash as the target links it: the core of a board, or a core named directly. Its
+    // measured kernel costs rank plans of equal MACs; without a target, the default core's (so the
+    // plan does not depend on whether a toolchain is installed).
+    std::string core = target->empty() ? (arm_toolchain_found() ? "mps2-an386" : "none") : *target;
+    if (const char* board = board_core(core)) core = board;
+    compile.cost_core = target->empty() || core == "none" ? cost::kDefaultCore : core;
     driver::CompiledModel model;
     {
       ProgressLine progress(*quiet);
@@ -44,9 +51,6 @@ void add_compile_command(CLI::App& app) {
     }
     if (!plan_csv->empty() && model.regions.size() != 1)
       throw Error("--plan-csv: the CSV format has no regions; it needs a single-region plan", kExitUsage);
-    // The flash as the target links it: the core of a board, or a core named directly.
-    std::string core = target->empty() ? (arm_toolchain_found() ? "mps2-an386" : "none") : *target;
-    if (const char* board = board_core(core)) core = board;
     if (core != "none") {
       try {
         add_linked_flash(model, link_for_core(model, compile.name, core, compile.weights_section));

@@ -336,6 +336,8 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (!compile.fold_pad) extra += "--no-fold-pad;";
   if (!compile.zero_copy_concat) extra += "--no-zero-copy-concat;";
   if (!compile.tiling) extra += "--no-tiling;";
+  // The firmware's own compile ranks tiling plans by the same core's costs as this one.
+  if (compile.cost_core == board->core) extra += fmt::format("--target;{};", board->core);
   extra += fmt::format("--time-limit;{};--alignment;{}", compile.time_limit_seconds, compile.alignment);
   const fs::path build = dir / "firmware";
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
@@ -493,7 +495,11 @@ void run_on_host(const RunOptions& options, const driver::CompileOptions& compil
 }
 
 void run_model(const RunOptions& options) {
-  const driver::CompileOptions compile = finish_compile_options(options.compile);
+  driver::CompileOptions compile = finish_compile_options(options.compile);
+  // Plans of equal MACs are ranked by the board's core's measured kernel costs, as `tightfit compile
+  // --target CORE` does, for the Arm cores it takes; on the host and on RV32, the default core's.
+  if (const Board* board = find_board(options.target); board && std::string(board->toolchain) == "arm-none-eabi.cmake")
+    compile.cost_core = board->core;
   if (options.inputs.empty()) throw Error("run: give the model's inputs with --input FILE.npy", kExitUsage);
   if (options.profile && options.target.empty())
     throw Error("run: --profile counts instructions on a board: give --target too", kExitUsage);

@@ -17,6 +17,7 @@
 
 
 #include "cli/size.hpp"
+#include "cost/instructions.hpp"
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
 #include "import/onnx_import.hpp"
@@ -275,11 +276,18 @@ constexpr std::size_t kLeastPlans = 64;
 // time does even in the sanitizer build: grids stop at 6x6 (kGridSides) for that.
 constexpr std::int64_t kTilingNodesPerBuffer = 8;
 
+// The estimate's resolution in the tiling choice, as a share of the untiled plan's instructions:
+// plans of equal MACs closer than that rank as equals. Below it the fit errs (bench/kernel_costs.py:
+// a call's cost depends on what the C++ compiler makes of its constant shape; digits_cnn's 2 row
+// bands were estimated 0.07 % cheaper than its 4 and measured 1.5 % dearer on the Cortex-M4).
+constexpr double kEstimateResolution = 0.01;
+
 struct TilingCandidate {
   std::size_t schedule = 0;  // the schedule it tiles, by index in tile_to_fit()'s `schedules`
   passes::Stage stage;
   std::int64_t extra_macs = 0;
   std::int64_t copied_bytes = 0;  // what a grid's tiles copy (passes::TiledStage)
+  std::optional<std::int64_t> instructions;  // the tiled graph's, estimated (cost/instructions.hpp)
   std::uint64_t bound = 0;  // the live-sum bound of the tiled graph in its order: no plan of it is smaller
 };
 
@@ -342,6 +350,7 @@ std::vector<TilingCandidate> tiling_candidates(const CompileOptions& options, co
             passes::tile_stage(tiled, {stage->nodes, bands, columns, whole_rows});
         if (!done) continue;
         candidates.push_back({0, done->stage, done->tiled_macs - done->macs, done->copied_bytes,
+                              cost::estimated_instructions(options.cost_core, tiled),
                               plan::live_sum_lower_bound(lifetimes_of(options, tiled).problem)});
       }
     }
@@ -367,17 +376,25 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
                         const std::vector<ScheduleChoice>& schedules,
                         const std::vector<passes::InPlaceInput>& in_place_inputs, const std::vector<PinSpec>& pins) {
   const std::uint64_t untiled_arena = chosen->plan.peak;
+  const std::optional<std::int64_t> untiled_instructions = cost::estimated_instructions(options.cost_core, chosen->graph);
   auto base = [&](std::size_t schedule) { return scheduled_graph(m.graph, in_place_inputs, schedules[schedule]); };
-  // Fewest extra MACs first, then fewest bytes copied, then least bound; on a tie the schedule listed
-  // first (the untiled plan's).
+  // Fewest extra MACs first, then fewest instructions as the measured kernel costs estimate them
+  // (on a core that was measured; to kEstimateResolution of the untiled plan's), then fewest bytes
+  // copied, then least bound; on a tie the schedule listed first (the untiled plan's).
+  const auto estimate_step = [&](const std::optional<std::int64_t>& instructions) -> std::int64_t {
+    if (!instructions || !untiled_instructions) return 0;
+    const double step = std::max(1.0, kEstimateResolution * static_cast<double>(*untiled_instructions));
+    return std::llround(static_cast<double>(*instructions) / step);
+  };
   std::vector<TilingCandidate> candidates;
   for (std::size_t k = 0; k < schedules.size(); ++k)
     for (TilingCandidate& c : tiling_candidates(options, base(k), pins, untiled_arena)) {
       c.schedule = k;
       candidates.push_back(std::move(c));
     }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const TilingCandidate& a, const TilingCandidate& b) {
-    return std::tie(a.extra_macs, a.copied_bytes, a.bound) < std::tie(b.extra_macs, b.copied_bytes, b.bound);
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const TilingCandidate& a, const TilingCandidate& b) {
+    const std::int64_t a_steps = estimate_step(a.instructions), b_steps = estimate_step(b.instructions);
+    return std::tie(a.extra_macs, a_steps, a.copied_bytes, a.bound) < std::tie(b.extra_macs, b_steps, b.copied_bytes, b.bound);
   });
   // Per plan, the planner's time limit at most, a safety: kTilingNodesPerBuffer ends it first, even in
   // the sanitizer build (where a fifth of it cut a grid's plans and moved the least arena).
@@ -450,10 +467,10 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   bare.overlap = false;
   bare.reorder = false;
   OrderChoice ignored;
+  const Scheduled none = order_and_plan(bare, m.graph, uncapped, pins, seconds, ignored, kTilingNodesPerBuffer);
   m.ram_vs_cost.push_back(
-      {"none", order_and_plan(bare, m.graph, uncapped, pins, seconds, ignored, kTilingNodesPerBuffer).plan.peak, 0,
-       {}});
-  m.ram_vs_cost.push_back({"free", untiled_arena, 0, {}});
+      {"none", none.plan.peak, 0, cost::estimated_instructions(options.cost_core, none.graph), {}});
+  m.ram_vs_cost.push_back({"free", untiled_arena, 0, untiled_instructions, {}});
   std::vector<std::size_t> frontier;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (candidates[i].bound < (frontier.empty() ? untiled_arena : candidates[frontier.back()].bound))
@@ -464,8 +481,9 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   for (const auto& p : planned)
     if (p.second.first < (rows.empty() ? untiled_arena : planned[rows.back()].first)) rows.push_back(p.first);
   for (std::size_t k = 0; k < std::min(rows.size(), kCostLevels); ++k) {
-    const auto& [arena, tiled] = planned[rows[rows.size() <= kCostLevels ? k : (k + 1) * rows.size() / kCostLevels - 1]];
-    m.ram_vs_cost.push_back({"tiling", arena, tiled.tiled_macs - tiled.macs, tiled});
+    const std::size_t i = rows[rows.size() <= kCostLevels ? k : (k + 1) * rows.size() / kCostLevels - 1];
+    const auto& [arena, tiled] = planned[i];
+    m.ram_vs_cost.push_back({"tiling", arena, tiled.tiled_macs - tiled.macs, candidates[i].instructions, tiled});
   }
   return kept;
 }
@@ -563,6 +581,7 @@ json ram_vs_cost_json(const CompiledModel& m) {
                       {"extra_macs", level.extra_macs},
                       {"extra_macs_percent", 100.0 * static_cast<double>(level.extra_macs) /
                                                  static_cast<double>(std::max<std::int64_t>(1, untiled_macs))},
+                      {"estimated_instructions", level.instructions ? json(*level.instructions) : json(nullptr)},
                       {"stage", stage},
                       {"chosen", m.tiled ? level.stage && level.stage->stage == m.tiled->stage
                                          : level.technique == "free"}});
@@ -657,6 +676,10 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                      {"onnx_op", n.onnx_op},
                      {"output_shape", n.outputs.empty() ? json::array() : shape_json(g.tensors[n.outputs[0]].shape)},
                      {"macs", g.macs(n)},
+                     {"kernel", cost::kernel_of(g, n)},
+                     {"input_bytes", cost::work_of(g, n).input_bytes},
+                     {"output_bytes", cost::work_of(g, n).output_bytes},
+                     {"output_pixels", cost::work_of(g, n).output_pixels},
                      {"live_bytes", live_at[s]},
                      {"scratch_bytes", scratch},
                      {"live_tensors", live},
@@ -716,6 +739,9 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
           {"rewrites", rewrites_json(m)},
           {"macs", m.macs},
           {"ram_vs_cost", ram_vs_cost_json(m)},
+          {"instruction_estimate",
+           {{"core", options.cost_core},
+            {"measured", cost::measured(options.cost_core)}}},
           {"order",
            {{"search", m.order.search},
             {"reordered", m.order.moved_nodes > 0},

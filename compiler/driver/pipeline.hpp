@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost/instructions.hpp"
 #include "ir/ir.hpp"
 #include "passes/passes.hpp"
 #include "plan/planner.hpp"
@@ -49,6 +50,7 @@ struct CompileOptions {
   bool fold_pad = true;                  // a Pad becomes the pads of the Conv/pool reading it (--no-fold-pad)
   bool zero_copy_concat = true;          // producers write Concat inputs in place (--no-zero-copy-concat)
   bool tiling = true;                    // a stage may run in row bands to fit the cap (--no-tiling)
+  std::string cost_core = cost::kDefaultCore;  // whose measured kernel costs rank plans of equal MACs
   std::string weights_section;           // empty: the toolchain's .rodata
   std::string arena_section;             // for the single arena; empty: plain .bss
   std::function<void(const plan::Progress&)> on_plan_progress;  // may be empty
@@ -70,6 +72,7 @@ struct CostLevel {
   std::string technique;                    // "none", "free" (overlap, zero-copy Concat, order) or "tiling"
   std::uint64_t arena_bytes = 0;
   std::int64_t extra_macs = 0;              // over the untiled model (halo rows computed again)
+  std::optional<std::int64_t> instructions; // estimated on CompileOptions::cost_core, when it was measured
   std::optional<passes::TiledStage> stage;  // for "tiling"
 };
 

@@ -181,11 +181,14 @@ Document read_document(const json& report) {
                             r.at("tensor").get<std::string>(), r.at("saved_bytes").get<std::uint64_t>(),
                             r.at("detail").get<std::string>()});
   }
+  if (report.contains("instruction_estimate")) d.instruction_core = report.at("instruction_estimate").at("core");
   if (report.contains("ram_vs_cost")) {
     for (const auto& l : report.at("ram_vs_cost")) {
       CostLevel level{l.at("technique").get<std::string>(), l.at("arena_bytes").get<std::uint64_t>(),
-                      l.at("extra_macs").get<std::int64_t>(), l.at("extra_macs_percent").get<double>(), {}, 0, 1,
-                      true, l.at("chosen").get<bool>()};
+                      l.at("extra_macs").get<std::int64_t>(), l.at("extra_macs_percent").get<double>(), {}, {}, 0,
+                      1, true, l.at("chosen").get<bool>()};
+      if (l.contains("estimated_instructions") && !l.at("estimated_instructions").is_null())
+        level.instructions = l.at("estimated_instructions").get<std::int64_t>();
       if (!l.at("stage").is_null()) {
         level.nodes = l.at("stage").at("nodes").get<std::vector<std::string>>();
         level.bands = l.at("stage").at("bands").get<std::uint64_t>();

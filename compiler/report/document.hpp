@@ -63,6 +63,7 @@ struct CostLevel {
   std::uint64_t arena_bytes = 0;
   std::int64_t extra_macs = 0;  // below 0 when the bands skip rows no later node reads
   double extra_macs_percent = 0;
+  std::optional<std::int64_t> instructions;  // estimated (Document::instruction_core); none: not measured
   std::vector<std::string> nodes;  // the tiled stage, first to last (tiling)
   std::uint64_t bands = 0;
   std::uint64_t columns = 1;  // tiles across each band
@@ -125,6 +126,7 @@ struct Document {
   // When a Concat input could be written in place: the arena planned so, and with every Concat copying.
   std::optional<std::uint64_t> zero_copy_concat_bytes, copying_concat_bytes;
   std::vector<CostLevel> ram_vs_cost;  // empty with --no-tiling (or an older report)
+  std::string instruction_core;        // whose measured costs estimate the levels' instructions
   std::optional<Measured> measured;  // only in the report of `tightfit run --target`
 
   // Linked for a core when it was, else weights + the estimate.

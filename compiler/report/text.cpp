@@ -293,8 +293,19 @@ std::string rewrite_section(const Document& d) {
 // patch-based execution.
 std::string cost_section(const Document& d) {
   if (d.ram_vs_cost.empty()) return "";
+  // Instructions as a ratio to the free level's: the estimate's scale is its core's, its ratios
+  // are what a level costs in time.
+  const auto free = std::find_if(d.ram_vs_cost.begin(), d.ram_vs_cost.end(),
+                                 [](const CostLevel& l) { return l.technique == "free"; });
+  const bool estimated = free != d.ram_vs_cost.end() && free->instructions && *free->instructions > 0;
   std::string out = "RAM against cost (--max-ram takes the fewest extra MACs that fit; * this plan)\n";
-  out += fmt::format("  {:<8} {:>9} {:>12} {:>7}  {}\n", "", "arena", "extra MACs", "", "what");
+  if (estimated)
+    out += fit(fmt::format("  time: instructions against the free level's, estimated for {} from measured kernel costs",
+                           d.instruction_core),
+               kWidth) +
+           "\n";
+  out += fmt::format("  {:<8} {:>9} {:>12} {:>7} {:>6}  {}\n", "", "arena", "extra MACs", "", estimated ? "time" : "",
+                     "what");
   for (const CostLevel& l : d.ram_vs_cost) {
     const std::string what = l.technique == "none"   ? "file order, no overlap, every Concat copying"
                              : l.technique == "free" ? "overlap, zero-copy Concat, order (on by default)"
@@ -302,8 +313,12 @@ std::string cost_section(const Document& d) {
                                                                    l.nodes.front(), l.nodes.back())
                                                      : fmt::format("{}x{} tiles of {} .. {}", l.bands, l.columns,
                                                                    l.nodes.front(), l.nodes.back());
-    out += fit(fmt::format("{} {:<8} {:>9} {:>12} {:>6.1f}%  {}", l.chosen ? "*" : " ", l.technique, l.arena_bytes,
-                           l.extra_macs, l.extra_macs_percent, what),
+    const std::string time = estimated && l.instructions
+                                 ? fmt::format("x{:.2f}", static_cast<double>(*l.instructions) /
+                                                              static_cast<double>(*free->instructions))
+                                 : "";
+    out += fit(fmt::format("{} {:<8} {:>9} {:>12} {:>6.1f}% {:>6}  {}", l.chosen ? "*" : " ", l.technique,
+                           l.arena_bytes, l.extra_macs, l.extra_macs_percent, time, what),
                kWidth) +
            "\n";
   }
