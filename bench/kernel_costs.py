@@ -10,7 +10,7 @@ Slices and Concats). Each call is a sample (kernel, MACs, bytes read, bytes writ
 steps); per kernel, a least-squares fit with no negative coefficient gives
 
     instructions = call + mac * MACs + input_byte * bytes read + output_byte * bytes written
-                   + pixel * output pixels
+                   + pixel * output pixels + window_read * a pool's window reads
 
 and "default", the same fit over every call, stands for a kernel the runs did not meet. The
 error of the fit is stated per kernel (the median and the largest relative error of a call) and
@@ -30,7 +30,7 @@ import sys
 import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-FEATURES = ('call', 'mac', 'input_byte', 'output_byte', 'pixel')
+FEATURES = ('call', 'mac', 'input_byte', 'output_byte', 'pixel', 'window_read')
 CORES = {'mps2-an386': 'cortex-m4', 'mps2-an500': 'cortex-m7', 'mps3-an547': 'cortex-m55',
          'cortex-m0plus': 'cortex-m0plus', 'rv32imc': 'rv32imc'}
 
@@ -68,14 +68,15 @@ def profile(tightfit, model, board, work, cap):
     for step, count in zip(report['steps'], report['measured']['step_instructions']):
         if count is None or not step['kernel']:
             continue
-        samples.append(dict(kernel=step['kernel'], x=[1, step['macs'], step['input_bytes'], step['output_bytes'], step['output_pixels']],
+        samples.append(dict(kernel=step['kernel'], x=[1, step['macs'], step['input_bytes'], step['output_bytes'], step['output_pixels'],
+                               step['window_reads']],
                             y=count, run=f"{name}{'' if cap is None else ' tiled'}"))
     return samples, report['measured']['instructions']
 
 
 def fit(samples):
     """The least-squares coefficients with none negative: the best fit over every subset of the
-    features (five of them: 31 subsets), each solved without the others."""
+    features (six of them: 63 subsets), each solved without the others."""
     x = np.array([s['x'] for s in samples], dtype=float)
     y = np.array([s['y'] for s in samples], dtype=float)
     # Relative error is what matters (calls range from tens to millions of instructions): weigh
@@ -162,7 +163,7 @@ def main():
               f'against their measured sum: median error {np.median(errors):.1%}, largest {np.max(errors):.1%}')
         for kernel, c in kernels.items():
             print(f"  {kernel:18s} {c['calls']:5d} calls  call {c['call']:9.1f}  mac {c['mac']:7.3f}  "
-                  f"in {c['input_byte']:7.3f}  out {c['output_byte']:7.3f}  pixel {c['pixel']:7.1f}  "
+                  f"in {c['input_byte']:7.3f}  out {c['output_byte']:7.3f}  pixel {c['pixel']:7.1f}  window {c['window_read']:6.2f}  "
                   f"error median {c['median_error']:.1%} max {c['max_error']:.1%}")
         for t in sorted(totals, key=lambda t: t['run']):
             print(f"  {t['run']:28s} calls {t['calls_measured']:12d}  estimated {t['estimated']:12d}  "

@@ -17,7 +17,7 @@ const char* kernel_costs_text();  // kernel_costs.json, compiled in (kernel_cost
 namespace {
 
 struct Coefficients {
-  double call = 0, mac = 0, input_byte = 0, output_byte = 0, pixel = 0;
+  double call = 0, mac = 0, input_byte = 0, output_byte = 0, pixel = 0, window_read = 0;
 };
 
 // Per core, per kernel; "default" (fitted over every call) for a kernel the runs did not meet.
@@ -30,7 +30,8 @@ const Table& table() {
     for (const auto& [core, entry] : j.at("cores").items())
       for (const auto& [kernel, c] : entry.at("kernels").items())
         t[core][kernel] = {c.at("call").get<double>(), c.at("mac").get<double>(), c.at("input_byte").get<double>(),
-                           c.at("output_byte").get<double>(), c.at("pixel").get<double>()};
+                           c.at("output_byte").get<double>(), c.at("pixel").get<double>(),
+                           c.at("window_read").get<double>()};
     return t;
   }();
   return parsed;
@@ -71,6 +72,8 @@ Work work_of(const ir::Graph& graph, const ir::Node& node) {
       if (t != ir::kNoTensor) w.output_bytes += graph.tensors[t].bytes();
   const std::vector<std::int64_t>& shape = graph.tensors[node.outputs[0]].shape;
   w.output_pixels = shape.size() < 2 ? 1 : graph.tensors[node.outputs[0]].elements() / std::max<std::int64_t>(1, shape.back());
+  if ((node.op == ir::OpKind::MaxPool || node.op == ir::OpKind::AveragePool) && node.attrs.kernel_shape.size() == 2)
+    w.window_reads = graph.tensors[node.outputs[0]].elements() * node.attrs.kernel_shape[0] * node.attrs.kernel_shape[1];
   return w;
 }
 
@@ -88,7 +91,8 @@ std::optional<std::int64_t> estimated_instructions(const std::string& core, cons
     const Coefficients& c = k != kernels.end() ? k->second : kernels.at("default");
     const Work w = work_of(graph, n);
     total += c.call + c.mac * static_cast<double>(w.macs) + c.input_byte * static_cast<double>(w.input_bytes) +
-             c.output_byte * static_cast<double>(w.output_bytes) + c.pixel * static_cast<double>(w.output_pixels);
+             c.output_byte * static_cast<double>(w.output_bytes) + c.pixel * static_cast<double>(w.output_pixels) +
+             c.window_read * static_cast<double>(w.window_reads);
   }
   return static_cast<std::int64_t>(std::llround(total));
 }

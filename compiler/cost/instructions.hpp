@@ -1,8 +1,8 @@
 // What a kernel call costs on a core, in instructions, as measured: bench/kernel_costs.py runs
 // models of models/ on each board in QEMU (`tightfit run --target BOARD --profile`, exact
 // instruction counts per call) and fits, per kernel, instructions = call + mac * MACs +
-// input_byte * bytes read + output_byte * bytes written + pixel * output pixels, into
-// kernel_costs.json beside this file.
+// input_byte * bytes read + output_byte * bytes written + pixel * output pixels + window_read *
+// a pool's window reads, into kernel_costs.json beside this file.
 // The tiling choice ranks plans of equal MACs by this estimate (docs/tiling.md, "How the cap
 // chooses"); a core with no measured table gives no estimate.
 #pragma once
@@ -21,10 +21,11 @@ namespace tightfit::cost {
 std::string kernel_of(const ir::Graph& graph, const ir::Node& node);
 
 // What a call works on: its multiply-accumulates, the bytes of its activation inputs (constants
-// left out) and of its outputs, and its output's pixels (elements over the last dimension: a
-// convolution's windows, each with its own setup).
+// left out) and of its outputs, its output's pixels (elements over the last dimension: a
+// convolution's windows, each with its own setup), and a pool's window reads (output elements
+// times the window's taps: what MACs are to a convolution).
 struct Work {
-  std::int64_t macs = 0, input_bytes = 0, output_bytes = 0, output_pixels = 0;
+  std::int64_t macs = 0, input_bytes = 0, output_bytes = 0, output_pixels = 0, window_reads = 0;
 };
 Work work_of(const ir::Graph& graph, const ir::Node& node);
 

@@ -680,6 +680,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                      {"input_bytes", cost::work_of(g, n).input_bytes},
                      {"output_bytes", cost::work_of(g, n).output_bytes},
                      {"output_pixels", cost::work_of(g, n).output_pixels},
+                     {"window_reads", cost::work_of(g, n).window_reads},
                      {"live_bytes", live_at[s]},
                      {"scratch_bytes", scratch},
                      {"live_tensors", live},

@@ -208,3 +208,30 @@ TEST_CASE("an infeasible report gives the cap, the minimum reachable and the bot
   const std::string block = text.substr(text.find("DOES NOT FIT"), text.find("RAM ") - text.find("DOES NOT FIT"));
   for (const auto& tensor : failure["tensors"]) CHECK_THAT(block, Catch::Contains(tensor.get<std::string>()));
 }
+
+TEST_CASE("the RAM against cost table's time column is each level's estimate over the free level's", "[report][text]") {
+  json report = fixture("layers5");
+  const json stage = {{"nodes", {"a", "b"}}, {"bands", 4}, {"columns", 1}, {"whole_rows", true},
+                      {"copied_bytes", 0},   {"input", "x"}, {"output", "y"}};
+  report["ram_vs_cost"] = json::array(
+      {{{"technique", "none"}, {"arena_bytes", 900}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
+        {"estimated_instructions", 1000}, {"stage", nullptr}, {"chosen", false}},
+       {{"technique", "free"}, {"arena_bytes", 800}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
+        {"estimated_instructions", 800}, {"stage", nullptr}, {"chosen", true}},
+       {{"technique", "tiling"}, {"arena_bytes", 500}, {"extra_macs", 40}, {"extra_macs_percent", 5.0},
+        {"estimated_instructions", 1100}, {"stage", stage}, {"chosen", false}}});
+  report["instruction_estimate"] = {{"core", "cortex-m4"}, {"measured", true}};
+  REQUIRE(check_report(report).empty());
+  const std::string text = render_text(report);
+  CHECK_THAT(text, Catch::Contains("estimated for cortex-m4 from measured kernel costs"));
+  CHECK(words_of(line_starting(text, "  none")).at(4) == "x1.25");
+  CHECK(words_of(line_starting(text, "* free")).at(5) == "x1.00");
+  CHECK(words_of(line_starting(text, "  tiling")).at(4) == "x1.38");
+  // A core that was not measured: no estimates, no column.
+  for (json& level : report["ram_vs_cost"]) level["estimated_instructions"] = nullptr;
+  report["instruction_estimate"]["measured"] = false;
+  REQUIRE(check_report(report).empty());
+  const std::string plain = render_text(report);
+  CHECK_THAT(plain, !Catch::Contains("estimated for"));
+  CHECK_THAT(plain, !Catch::Contains("x1."));
+}
