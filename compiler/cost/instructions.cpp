@@ -37,10 +37,6 @@ const Table& table() {
   return parsed;
 }
 
-}  // namespace
-
-namespace {
-
 // A Concat input its producer wrote in place (passes/zero_copy_concat.cpp): the Concat skips it.
 bool written_in_place(const ir::Graph& graph, const ir::Node& node, ir::TensorId input) {
   return node.op == ir::OpKind::Concat && graph.tensors[input].slice_of == node.outputs[0];

@@ -670,6 +670,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
       for (ir::TensorId t : *ids) in_float = in_float || (t != ir::kNoTensor && !g.tensors[t].is_constant && g.tensors[t].dtype == ir::DType::Float32);
     live_at[s] -= shared_at[s];  // an output over its input: the bytes they share count once
     most_live = std::max(most_live, live_at[s]);
+    const cost::Work work = cost::work_of(g, n);  // what the estimate of the step's call reads
     steps.push_back({{"step", s},
                      {"node", n.name},
                      {"op", ir::op_name(n.op)},
@@ -677,10 +678,10 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                      {"output_shape", n.outputs.empty() ? json::array() : shape_json(g.tensors[n.outputs[0]].shape)},
                      {"macs", g.macs(n)},
                      {"kernel", cost::kernel_of(g, n)},
-                     {"input_bytes", cost::work_of(g, n).input_bytes},
-                     {"output_bytes", cost::work_of(g, n).output_bytes},
-                     {"output_pixels", cost::work_of(g, n).output_pixels},
-                     {"window_reads", cost::work_of(g, n).window_reads},
+                     {"input_bytes", work.input_bytes},
+                     {"output_bytes", work.output_bytes},
+                     {"output_pixels", work.output_pixels},
+                     {"window_reads", work.window_reads},
                      {"live_bytes", live_at[s]},
                      {"scratch_bytes", scratch},
                      {"live_tensors", live},
