@@ -436,16 +436,27 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
     if (plan_uncapped(i) < best) least = i;
   }
 
+  // The table's frontier of bounds (fewest MACs for each smaller bound), kCostLevels of it at most,
+  // planned without the caps.
+  std::vector<std::size_t> frontier;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].bound < (frontier.empty() ? untiled_arena : candidates[frontier.back()].bound))
+      frontier.push_back(i);
+  for (std::size_t k = 0; k < std::min(frontier.size(), kCostLevels); ++k)
+    plan_uncapped(frontier[frontier.size() <= kCostLevels ? k : (k + 1) * frontier.size() / kCostLevels - 1]);
+
   std::size_t kept = 0;
   if (chosen->plan.status == plan::Status::Infeasible) {
     // The fewest extra MACs whose plan fits: kTilingPlans of the candidates whose bound fits, then
-    // the least arena's stage when it fits the caps (so a cap at that arena always compiles).
+    // the candidates planned above (the least arena's stage and the table's) whose arena fits the
+    // caps, by extra MACs (so a cap at any level of the table compiles, at that level's MACs or
+    // fewer, even when the first candidates' plans end above their bounds).
     std::vector<std::size_t> tries;
     for (std::size_t i = 0; i < candidates.size() && tries.size() < kTilingPlans; ++i)
       if (!total_cap || candidates[i].bound <= *total_cap) tries.push_back(i);
-    if (least && (!total_cap || planned[*least].first <= *total_cap) &&
-        std::find(tries.begin(), tries.end(), *least) == tries.end())
-      tries.push_back(*least);
+    for (const auto& [i, arena_and_stage] : planned)  // by index: by extra MACs
+      if ((!total_cap || arena_and_stage.first <= *total_cap) && std::find(tries.begin(), tries.end(), i) == tries.end())
+        tries.push_back(i);
     for (const std::size_t i : tries) {
       passes::TiledStage tiled;
       Scheduled s =
@@ -459,10 +470,9 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   }
 
   // The table: nothing (the file order, no overlap, every Concat copying), the free techniques, and
-  // the frontier of the planned candidates: the frontier of bounds (fewest MACs for each smaller
-  // bound), kCostLevels of it at most, the least bound included, and the least arena; of them, by
-  // extra MACs, a level is kept when its arena is below the one before, kCostLevels at most, the
-  // least arena always.
+  // the frontier of the planned candidates (the frontier of bounds above, and the least arena); of
+  // them, by extra MACs, a level is kept when its arena is below the one before, kCostLevels at
+  // most, the least arena always.
   CompileOptions bare = options;
   bare.overlap = false;
   bare.reorder = false;
@@ -471,12 +481,6 @@ std::size_t tile_to_fit(const CompileOptions& options, CompiledModel& m, std::op
   m.ram_vs_cost.push_back(
       {"none", none.plan.peak, 0, cost::estimated_instructions(options.cost_core, none.graph), {}});
   m.ram_vs_cost.push_back({"free", untiled_arena, 0, untiled_instructions, {}});
-  std::vector<std::size_t> frontier;
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (candidates[i].bound < (frontier.empty() ? untiled_arena : candidates[frontier.back()].bound))
-      frontier.push_back(i);
-  for (std::size_t k = 0; k < std::min(frontier.size(), kCostLevels); ++k)
-    plan_uncapped(frontier[frontier.size() <= kCostLevels ? k : (k + 1) * frontier.size() / kCostLevels - 1]);
   std::vector<std::size_t> rows;  // planned candidates by extra MACs (then index: `candidates` order)
   for (const auto& p : planned)
     if (p.second.first < (rows.empty() ? untiled_arena : planned[rows.back()].first)) rows.push_back(p.first);
