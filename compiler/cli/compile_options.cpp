@@ -22,7 +22,8 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_flag("--io-outside", o.io_outside, "Keep the model's inputs and outputs out of the arena (the caller owns them)");
   cmd.add_option("--weights-section", c.weights_section, "Linker section for the weights (default .rodata)");
   cmd.add_option("--arena-section", c.arena_section, "Linker section for the arena (default .bss)");
-  cmd.add_option("--alignment", c.alignment, "Alignment of every buffer in bytes (default 4)")
+  cmd.add_option("--alignment", c.alignment,
+                 "Alignment of every buffer in bytes (default 4, and 1 for int8 buffers when the cap needs it)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
   cmd.add_flag("--no-reorder", o.no_reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");

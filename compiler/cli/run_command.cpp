@@ -338,7 +338,8 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (!compile.tiling) extra += "--no-tiling;";
   // The firmware's own compile ranks tiling plans by the same core's costs as this one.
   if (compile.cost_core == board->core) extra += fmt::format("--target;{};", board->core);
-  extra += fmt::format("--time-limit;{};--alignment;{}", compile.time_limit_seconds, compile.alignment);
+  if (compile.alignment) extra += fmt::format("--alignment;{};", *compile.alignment);
+  extra += fmt::format("--time-limit;{}", compile.time_limit_seconds);
   const fs::path build = dir / "firmware";
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
   const std::string configure = fmt::format(

@@ -171,7 +171,7 @@ ir::Graph scheduled_graph(const ir::Graph& graph, const std::vector<passes::InPl
 // One buffer per tensor that needs memory, plus kernel scratch, live over the graph's node order.
 schedule::Lifetimes lifetimes_of(const CompileOptions& options, const ir::Graph& graph) {
   schedule::LifetimeOptions lifetime_options;
-  lifetime_options.alignment = options.alignment;
+  lifetime_options.alignment = *options.alignment;
   lifetime_options.io_in_arena = options.io_in_arena;
   if (options.overlap)
     lifetime_options.overlap_distance = [&](const ir::Node& n, std::size_t input) {
@@ -570,6 +570,13 @@ json rewrites_json(const CompiledModel& m) {
 json ram_vs_cost_json(const CompiledModel& m) {
   json levels = json::array();
   const std::int64_t untiled_macs = m.macs - (m.tiled ? m.tiled->tiled_macs - m.tiled->macs : 0);
+  // The row this plan is: the one the cap took with byte-aligned buffers, or its tiled stage, or
+  // the free row.
+  const bool byte_aligned = m.alignment.source == "cap";
+  auto chosen = [&](const CostLevel& level) {
+    if (byte_aligned) return level.technique == "byte_aligned";
+    return m.tiled ? level.technique == "tiling" && level.stage->stage == m.tiled->stage : level.technique == "free";
+  };
   for (const CostLevel& level : m.ram_vs_cost) {
     json stage = nullptr;
     if (level.stage)
@@ -587,8 +594,7 @@ json ram_vs_cost_json(const CompiledModel& m) {
                                                  static_cast<double>(std::max<std::int64_t>(1, untiled_macs))},
                       {"estimated_instructions", level.instructions ? json(*level.instructions) : json(nullptr)},
                       {"stage", stage},
-                      {"chosen", m.tiled ? level.stage && level.stage->stage == m.tiled->stage
-                                         : level.technique == "free"}});
+                      {"chosen", chosen(level)}});
   }
   return levels;
 }
@@ -733,6 +739,12 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
           {"cap_bytes", cap},
           {"weights_bytes", code.weights_bytes},
           {"io_in_arena", options.io_in_arena},
+          {"alignment",
+           {{"bytes", m.alignment.bytes},
+            {"source", m.alignment.source},
+            {"aligned_arena_bytes", m.alignment.aligned_arena_bytes ? json(*m.alignment.aligned_arena_bytes) : json(nullptr)},
+            {"aligned_least_bytes",
+             m.alignment.source == "cap" ? json(m.alignment.aligned_least_bytes) : json(nullptr)}}},
           // No wall-clock time in the files: compiling twice must give the same bytes.
           {"planner", {{"time_limit_s", options.time_limit_seconds}}},
           {"regions", regions},
@@ -775,7 +787,16 @@ std::string default_name(const std::string& model_path) {
   return name;
 }
 
-CompiledModel compile_model(const CompileOptions& options) {
+namespace {
+
+// A model through steps 1 to 4 (and 5 with tiling) at `options.alignment`: its plan, under the
+// caps when anything fits them (Infeasible otherwise), and the problem it solves.
+struct Planned {
+  CompiledModel m;
+  plan::Problem problem;
+};
+
+Planned plan_model(const CompileOptions& options) {
   CompiledModel m;
 
   // 1. ONNX -> integer IR.
@@ -859,24 +880,51 @@ CompiledModel compile_model(const CompileOptions& options) {
   m.graph = std::move(chosen->graph);
   m.lifetimes = std::move(chosen->lifetimes);
   m.plan = std::move(chosen->plan);
-  const plan::Problem problem = std::move(chosen->problem);
-  if (m.plan.status == plan::Status::Infeasible) {
-    std::string reason = m.plan.reason;
-    if (!options.tiling) reason += "; patch-based execution was not tried (--no-tiling)";
-    if (options.tiling && !m.tiled) {
-      const CostLevel* least = nullptr;
-      for (const CostLevel& level : m.ram_vs_cost)
-        if (level.stage && (!least || level.arena_bytes < least->arena_bytes)) least = &level;
-      reason += least ? fmt::format("; with patch-based execution the least arena found is {} bytes: {}",
-                                    least->arena_bytes, describe_stage(*least->stage, m.macs))
-                      : "; no stage of this model can run in row bands or tiles (patch-based execution)";
-    }
-    throw Error(options.model + ": " + reason, kExitCapTooSmall);
+  return {std::move(m), std::move(chosen->problem)};
+}
+
+// The extra MACs of the stage a plan tiles (0 untiled).
+std::int64_t extra_macs(const CompiledModel& m) { return m.tiled ? m.tiled->tiled_macs - m.tiled->macs : 0; }
+
+// The least arena a plan's pass reached: the least row of its RAM-against-cost table (the untiled
+// plan's arena with --no-tiling), and the stage that reached it (none: untiled).
+std::pair<std::uint64_t, const CostLevel*> least_arena(const CompiledModel& m) {
+  std::pair<std::uint64_t, const CostLevel*> least{m.plan.peak, nullptr};
+  for (const CostLevel& level : m.ram_vs_cost)
+    if (level.technique != "none" && (level.technique == "free" || level.arena_bytes < least.first))
+      least = {level.arena_bytes, level.stage ? &level : nullptr};
+  return least;
+}
+
+// The exit-3 message of an `aligned` plan that does not fit, and of the `byte_aligned` one when
+// it was tried and does not either: the minimum, what holds it there, and the least arena every
+// technique reached.
+std::string shortfall(const CompileOptions& options, const CompiledModel& aligned,
+                      const CompiledModel* byte_aligned) {
+  std::string reason = aligned.plan.reason;
+  if (!options.tiling) reason += "; patch-based execution was not tried (--no-tiling)";
+  const auto [least, stage] = least_arena(aligned);
+  if (options.tiling)
+    reason += stage ? fmt::format("; with patch-based execution the least arena found is {} bytes: {}", least,
+                                  describe_stage(*stage->stage, aligned.macs))
+                    : "; no stage of this model can run in row bands or tiles (patch-based execution)";
+  if (byte_aligned) {
+    const auto [byte_least, byte_stage] = least_arena(*byte_aligned);
+    if (byte_least < least)
+      reason += fmt::format("; with byte-aligned buffers the least arena found is {} bytes{}", byte_least,
+                            byte_stage ? ": " + describe_stage(*byte_stage->stage, byte_aligned->macs) : " (untiled)");
   }
+  return options.model + ": " + reason;
+}
+
+// Steps 6 and 7 of a plan that fits: its C++ and its report.
+CompiledModel emit_and_report(const CompileOptions& options, Planned planned) {
+  CompiledModel& m = planned.m;
+  const plan::Problem& problem = planned.problem;
   if (const auto broken = plan::validate(problem, m.plan); !broken.empty())
     throw Error(options.model + ": internal error: the plan failed validation: " + broken.front());
 
-  // 5. C++.
+  // 6. C++.
   std::vector<emit::Arena> arenas;
   for (std::size_t r = 0; r < m.regions.size(); ++r)
     arenas.push_back({m.regions[r].name, m.plan.region_peak[r], m.regions[r].section});
@@ -890,11 +938,50 @@ CompiledModel compile_model(const CompileOptions& options) {
   m.source = code.source;
   m.weights_bytes = code.weights_bytes;
 
-  // 6. The report.
+  // 7. The report.
   m.report = build_report(options, m, problem, code);
   if (const auto problems = report::check_report(m.report); !problems.empty())
     throw Error(options.model + ": internal error: the report breaks its schema: " + problems.front());
-  return m;
+  return std::move(m);
+}
+
+}  // namespace
+
+CompiledModel compile_model(const CompileOptions& options) {
+  // 1 to 5 at the alignment asked, else at 4; then, by default, when the cap needs more than the
+  // aligned plans give (none fits, or only with extra MACs), again with byte-aligned int8 buffers:
+  // that plan is kept when it fits with fewer extra MACs. Unaligned loads cost cycles on the
+  // cores that allow them (docs/tiling.md, "Byte-aligned buffers"), so the padding is given up
+  // only for the cap.
+  CompileOptions aligned_options = options;
+  aligned_options.alignment = options.alignment.value_or(4);
+  Planned planned = plan_model(aligned_options);
+  CompiledModel& m = planned.m;
+  m.alignment.bytes = *aligned_options.alignment;
+  m.alignment.source = options.alignment ? "flag" : "default";
+  const bool fits = m.plan.status != plan::Status::Infeasible;
+  if (!options.alignment && (!fits || extra_macs(m) > 0)) {
+    CompileOptions byte_options = options;
+    byte_options.alignment = 1;
+    Planned byte_aligned = plan_model(byte_options);
+    const bool byte_fits = byte_aligned.m.plan.status != plan::Status::Infeasible;
+    if (!fits && !byte_fits)
+      throw Error(shortfall(options, m, &byte_aligned.m), kExitCapTooSmall);
+    if (byte_fits && (!fits || extra_macs(byte_aligned.m) < extra_macs(m))) {
+      CompiledModel& b = byte_aligned.m;
+      b.alignment = {1, "cap", fits ? std::optional<std::uint64_t>(m.plan.peak) : std::nullopt,
+                     least_arena(m).first};
+      // The table stays the default's (4-byte aligned) with this plan after it.
+      b.ram_vs_cost = std::move(m.ram_vs_cost);
+      if (!b.ram_vs_cost.empty())
+        b.ram_vs_cost.push_back({"byte_aligned", b.plan.peak, extra_macs(b),
+                                 cost::estimated_instructions(options.cost_core, b.graph), b.tiled});
+      planned = std::move(byte_aligned);
+    }
+  }
+  if (planned.m.plan.status == plan::Status::Infeasible)
+    throw Error(shortfall(options, planned.m, nullptr), kExitCapTooSmall);
+  return emit_and_report(options, std::move(planned));
 }
 
 void write_outputs(const CompiledModel& m, const std::string& dir, const std::string& name) {

@@ -45,7 +45,9 @@ struct CompileOptions {
   bool io_in_arena = true;
   bool pin_batch = false;
   bool reorder = true;                   // false (--no-reorder): the nodes run in the ONNX file's order
-  std::uint32_t alignment = 4;
+  // Of every buffer, in bytes (int32 and float ones are aligned to their element whatever it says).
+  // None: 4, and 1 for the int8 ones when a cap needs it (docs/tiling.md, "Byte-aligned buffers").
+  std::optional<std::uint32_t> alignment;
   bool overlap = true;                   // outputs may overlap the inputs they consume (--no-overlap)
   bool fold_pad = true;                  // a Pad becomes the pads of the Conv/pool reading it (--no-fold-pad)
   bool zero_copy_concat = true;          // producers write Concat inputs in place (--no-zero-copy-concat)
@@ -69,11 +71,23 @@ struct OrderChoice {
 
 // One row of the report's "RAM against cost" table: the arena a plan needs and the MACs it adds.
 struct CostLevel {
-  std::string technique;                    // "none", "free" (overlap, zero-copy Concat, order) or "tiling"
+  // "none", "free" (overlap, zero-copy Concat, order), "tiling", or "byte_aligned": the plan the cap
+  // kept with byte-aligned int8 buffers, untiled or with `stage`.
+  std::string technique;
   std::uint64_t arena_bytes = 0;
   std::int64_t extra_macs = 0;              // over the untiled model (halo rows computed again)
   std::optional<std::int64_t> instructions; // estimated on CompileOptions::cost_core, when it was measured
-  std::optional<passes::TiledStage> stage;  // for "tiling"
+  std::optional<passes::TiledStage> stage;  // for "tiling" (and "byte_aligned" when tiled)
+};
+
+// How the buffers' alignment was chosen, for the report.
+struct AlignmentChoice {
+  std::uint32_t bytes = 4;         // of the int8 buffers as planned
+  std::string source = "default";  // "default", "flag" (--alignment) or "cap" (the cap needed 1)
+  // "cap": what the 4-byte aligned plans reached: the plan the cap would have kept (none when none
+  // fit) and the least arena of their RAM-against-cost table.
+  std::optional<std::uint64_t> aligned_arena_bytes;
+  std::uint64_t aligned_least_bytes = 0;
 };
 
 struct CompiledModel {
@@ -87,6 +101,7 @@ struct CompiledModel {
   std::optional<passes::TiledStage> tiled;  // the stage run in row bands, when the cap asked for one
   std::int64_t macs = 0;                    // of the model as compiled (a tiled stage's halo rows included)
   std::vector<CostLevel> ram_vs_cost;       // empty with --no-tiling
+  AlignmentChoice alignment;
   schedule::Lifetimes lifetimes;
   std::vector<RegionSpec> regions;
   plan::Plan plan;

@@ -165,6 +165,14 @@ Document read_document(const json& report) {
                     o.at("file_order_bound_bytes").get<std::uint64_t>(), o.at("bound_bytes").get<std::uint64_t>(),
                     o.at("file_order_arena_bytes").get<std::uint64_t>()};
   }
+  if (report.contains("alignment")) {
+    const json& a = report.at("alignment");
+    auto bytes = [&](const char* key) {
+      return a.at(key).is_null() ? std::nullopt : std::optional<std::uint64_t>(a.at(key).get<std::uint64_t>());
+    };
+    d.alignment = Alignment{a.at("bytes").get<std::uint64_t>(), a.at("source").get<std::string>(),
+                            bytes("aligned_arena_bytes"), bytes("aligned_least_bytes")};
+  }
   if (report.contains("measured")) d.measured = read_measured(report.at("measured"));
   if (report.contains("overlaps")) {
     for (const auto& o : report.at("overlaps"))

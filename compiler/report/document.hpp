@@ -59,16 +59,23 @@ struct Rewrite {
 
 // One row of the RAM against cost table.
 struct CostLevel {
-  std::string technique;  // "none", "free" or "tiling"
+  std::string technique;  // "none", "free", "tiling" or "byte_aligned"
   std::uint64_t arena_bytes = 0;
   std::int64_t extra_macs = 0;  // below 0 when the bands skip rows no later node reads
   double extra_macs_percent = 0;
   std::optional<std::int64_t> instructions;  // estimated (Document::instruction_core); none: not measured
-  std::vector<std::string> nodes;  // the tiled stage, first to last (tiling)
+  std::vector<std::string> nodes;  // the tiled stage, first to last (tiling; byte_aligned when tiled)
   std::uint64_t bands = 0;
   std::uint64_t columns = 1;  // tiles across each band
   bool whole_rows = true;     // bands of whole rows, else a grid of tiles
   bool chosen = false;
+};
+
+// How the int8 buffers are aligned (the report's "alignment").
+struct Alignment {
+  std::uint64_t bytes = 4;
+  std::string source;  // "default", "flag" (--alignment) or "cap" (byte-aligned for the cap)
+  std::optional<std::uint64_t> aligned_arena_bytes, aligned_least_bytes;  // "cap": the 4-byte aligned plans'
 };
 
 struct Failure {
@@ -110,6 +117,7 @@ struct Document {
   std::uint64_t arena_bytes = 0, lower_bound_bytes = 0, gap_bytes = 0, weights_bytes = 0;
   std::optional<std::uint64_t> cap_bytes;
   bool io_in_arena = true;
+  std::optional<Alignment> alignment;  // absent in reports of older versions
   double planner_time_limit_s = 0;
   std::vector<Region> regions;
   std::uint64_t flash_weights_bytes = 0, flash_schedule_bytes = 0, flash_code_estimate_bytes = 0;

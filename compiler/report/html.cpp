@@ -119,6 +119,13 @@ std::string summary_cards(const Document& d) {
                             d.flash_code_estimate_bytes, d.flash_schedule_bytes));
   out += card("Inputs and outputs", d.io_in_arena ? "in the arena" : "outside",
               d.io_in_arena ? "counted in the RAM above" : "the caller owns their buffers");
+  if (d.alignment)
+    out += card("Buffer alignment", fmt::format("{} B", d.alignment->bytes),
+                d.alignment->source == "cap"
+                    ? fmt::format("int8 buffers byte-aligned for the cap; 4-byte aligned the least is {} B",
+                                  d.alignment->aligned_least_bytes.value_or(0))
+                : d.alignment->source == "flag" ? std::string("--alignment")
+                                                : std::string("the default; 1 only when a cap needs it"));
   return out + "</section>\n";
 }
 

@@ -302,7 +302,7 @@ class MemoryMap {
   // chosen level of the RAM against cost table.
   void find_row_bands() {
     const auto chosen = std::find_if(d_.ram_vs_cost.begin(), d_.ram_vs_cost.end(),
-                                     [](const CostLevel& l) { return l.chosen && l.technique == "tiling"; });
+                                     [](const CostLevel& l) { return l.chosen && !l.nodes.empty(); });
     if (chosen == d_.ram_vs_cost.end()) return;
     stage_ = fmt::format("{} to {}", chosen->nodes.front(), chosen->nodes.back());
     if (!chosen->whole_rows) stage_ += fmt::format(" in {}x{} tiles", chosen->bands, chosen->columns);

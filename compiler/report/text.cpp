@@ -109,6 +109,14 @@ std::string ram_section(const Document& d) {
                     "\n";
   out += d.io_in_arena ? "       the model's inputs and outputs are inside the arena\n"
                        : "       the model's inputs and outputs are outside the arena: the caller owns them\n";
+  if (d.alignment && d.alignment->source == "cap")
+    out += fmt::format("       int8 buffers on any byte, for the cap (4-byte aligned: {})\n",
+                       d.alignment->aligned_arena_bytes
+                           ? fmt::format("{} B, with more extra MACs", *d.alignment->aligned_arena_bytes)
+                           : fmt::format("{} B at least", d.alignment->aligned_least_bytes.value_or(0)));
+  else if (d.alignment)
+    out += fmt::format("       buffers aligned to {} B{}\n", d.alignment->bytes,
+                       d.alignment->source == "flag" ? " (--alignment)" : "");
   out += fmt::format("  {:<16} {:>10} {:>10} {:>12} {:>8}  {}\n", "region", "capacity", "peak", "lower bound", "gap",
                      "status");
   for (const auto& r : d.regions) {
@@ -304,20 +312,23 @@ std::string cost_section(const Document& d) {
                            d.instruction_core),
                kWidth) +
            "\n";
-  out += fmt::format("  {:<8} {:>9} {:>12} {:>7} {:>6}  {}\n", "", "arena", "extra MACs", "", estimated ? "time" : "",
+  out += fmt::format("  {:<12} {:>9} {:>12} {:>7} {:>6}  {}\n", "", "arena", "extra MACs", "", estimated ? "time" : "",
                      "what");
   for (const CostLevel& l : d.ram_vs_cost) {
-    const std::string what = l.technique == "none"   ? "file order, no overlap, every Concat copying"
+    const std::string stage = l.nodes.empty() ? "untiled"
+                              : l.whole_rows  ? fmt::format("{} row bands of {} .. {}", l.bands, l.nodes.front(),
+                                                            l.nodes.back())
+                                              : fmt::format("{}x{} tiles of {} .. {}", l.bands, l.columns,
+                                                            l.nodes.front(), l.nodes.back());
+    const std::string what = l.technique == "none"           ? "file order, no overlap, every Concat copying"
                              : l.technique == "free" ? "overlap, zero-copy Concat, order (on by default)"
-                             : l.whole_rows          ? fmt::format("{} row bands of {} .. {}", l.bands,
-                                                                   l.nodes.front(), l.nodes.back())
-                                                     : fmt::format("{}x{} tiles of {} .. {}", l.bands, l.columns,
-                                                                   l.nodes.front(), l.nodes.back());
+                                                     : stage;  // "byte-aligned" rows too: the label says it
     const std::string time = estimated && l.instructions
                                  ? fmt::format("x{:.2f}", static_cast<double>(*l.instructions) /
                                                               static_cast<double>(*free->instructions))
                                  : "";
-    out += fit(fmt::format("{} {:<8} {:>9} {:>12} {:>6.1f}% {:>6}  {}", l.chosen ? "*" : " ", l.technique,
+    out += fit(fmt::format("{} {:<12} {:>9} {:>12} {:>6.1f}% {:>6}  {}", l.chosen ? "*" : " ",
+                           l.technique == "byte_aligned" ? "byte-aligned" : l.technique,
                            l.arena_bytes, l.extra_macs, l.extra_macs_percent, time, what),
                kWidth) +
            "\n";

@@ -619,6 +619,42 @@ TEST_CASE("a compile that cannot fit exits with status 3, one line naming the mi
   CHECK(after == before);
 }
 
+TEST_CASE("the cap takes the fewest extra MACs that fit: ResNet-8 one byte under its untiled arena runs untiled with "
+          "byte-aligned buffers; with --alignment 4, at the cheapest level of its table that fits",
+          "[cap_choice]") {
+  const fs::path dir = scratch("cap_choice");
+  constexpr std::uint64_t kCap = 33311;  // ResNet-8's untiled arena, 4-byte aligned, is 33,312 B
+  REQUIRE(compile("resnet8.qop.onnx", dir / "bytes", "m", " --max-ram " + std::to_string(kCap)).status == 0);
+  const json bytes = read_json(dir / "bytes" / "m.report.json");
+  INFO(bytes["ram_vs_cost"].dump());
+  CHECK(bytes["alignment"]["bytes"] == 1);
+  CHECK(bytes["alignment"]["source"] == "cap");
+  CHECK(bytes["arena_bytes"].get<std::uint64_t>() <= kCap);
+  const json& last = bytes["ram_vs_cost"].back();
+  CHECK(last["technique"] == "byte_aligned");
+  CHECK(last["chosen"] == true);
+  CHECK(last["extra_macs"] == 0);
+  CHECK(last["stage"].is_null());
+  CHECK(bytes["alignment"]["aligned_arena_bytes"].get<std::uint64_t>() <= kCap);  // aligned fit, with more MACs
+
+  REQUIRE(compile("resnet8.qop.onnx", dir / "aligned", "m", " --max-ram " + std::to_string(kCap) + " --alignment 4")
+              .status == 0);
+  const json aligned = read_json(dir / "aligned" / "m.report.json");
+  INFO(aligned["ram_vs_cost"].dump());
+  CHECK(aligned["alignment"]["source"] == "flag");
+  std::int64_t cheapest = INT64_MAX, chosen = -1;
+  for (const json& level : aligned["ram_vs_cost"]) {
+    if (level["technique"] != "tiling") continue;
+    if (level["arena_bytes"].get<std::uint64_t>() <= kCap)
+      cheapest = std::min(cheapest, level["extra_macs"].get<std::int64_t>());
+    if (level["chosen"] == true) chosen = level["extra_macs"].get<std::int64_t>();
+  }
+  REQUIRE(cheapest != INT64_MAX);
+  CHECK(chosen == cheapest);
+  // The aligned plan the byte-aligned report names is this one.
+  CHECK(aligned["arena_bytes"] == bytes["alignment"]["aligned_arena_bytes"]);
+}
+
 TEST_CASE("--io-outside: the compiled model runs with caller-owned inputs and outputs and gives the same outputs", "[io_outside]") {
   const fs::path dir = scratch("io_outside");
   for (const std::string file : {"multi_io.qop.onnx", "ops_u8.qdq.onnx"}) {
@@ -891,6 +927,15 @@ TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided
 
 namespace {
 
+// The least of the arenas an exit-3 message states ("... the least arena found is N bytes").
+std::uint64_t least_stated(const std::string& message) {
+  std::uint64_t least = UINT64_MAX;
+  const std::regex figure("least arena found is ([0-9]+) bytes");
+  for (auto m = std::sregex_iterator(message.begin(), message.end(), figure); m != std::sregex_iterator(); ++m)
+    least = std::min<std::uint64_t>(least, std::stoull((*m)[1].str()));
+  return least;
+}
+
 std::uint64_t least_tiling_arena(const json& report) {
   std::uint64_t least = 0;
   for (const json& level : report["ram_vs_cost"])
@@ -903,8 +948,9 @@ std::uint64_t least_tiling_arena(const json& report) {
 // (0: the least tiling level of the uncapped --io-outside report), and with the inputs in the arena
 // under the least tiling level of the uncapped report. Each tiled run gives the untiled run's
 // outputs and `reference`'s bit for bit, its report names the tiling rewrite, an arena within the
-// cap and more MACs than the untiled model; the same cap with --no-tiling, or one byte under the
-// least level, exits 3 in one line.
+// cap and more MACs than the untiled model; the same cap with --no-tiling, a cap of 1 byte (whose
+// message names the least level), and one byte under the least arena that message states
+// (byte-aligned buffers included), each exit 3 in one line.
 void check_tiled_runs(const json& e, const std::vector<std::string>& inputs, const std::vector<std::vector<float>>& reference,
                       const fs::path& dir, std::uint64_t outside_cap) {
   INFO(e["file"].get<std::string>());
@@ -955,10 +1001,16 @@ void check_tiled_runs(const json& e, const std::vector<std::string>& inputs, con
       return r.output;
     };
     refused("untiled_refused", capped + " --no-tiling");
-    // Under the least level, the message names it: the least arena reachable with tiling.
-    const std::string below = refused("below_refused", " --name m" + io + " --max-ram " + std::to_string(least - 1));
+    // Under the least level, the message names it: the least arena reachable with tiling, and with
+    // byte-aligned buffers when they reach less (docs/tiling.md); a byte under the least of them
+    // exits 3 too.
+    const std::string below = refused("below_refused", " --name m" + io + " --max-ram 1");
     CHECK(below.find("with patch-based execution the least arena found is " + std::to_string(least) + " bytes") !=
           std::string::npos);
+    const std::uint64_t every = least_stated(below);
+    CHECK(every <= least);
+    CHECK(least - every < 64);  // the padding of a few buffers
+    refused("below_every_refused", " --name m" + io + " --max-ram " + std::to_string(every - 1));
   }
 }
 

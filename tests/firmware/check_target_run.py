@@ -3,7 +3,7 @@
 build's exactly, and the report it writes must carry the firmware's figures.
 
   check_target_run.py --tightfit TIGHTFIT --board mps2-an500 --work DIR --reference-dir HOST_OUT \
-      [--profile] [--rewrite TECHNIQUE] -- MODEL.onnx [tightfit run arguments: --input x.npy ... --pin-batch ...]
+      [--profile] [--rewrite TECHNIQUE] [--byte-aligned] -- MODEL.onnx [tightfit run arguments: --input x.npy ... --pin-batch ...]
 
 HOST_OUT holds output_0.npy, ... of `tightfit run` on the host for the same model and inputs.
 Checks: exit 0; every output_N.npy has the reference's dtype, shape and bytes; NAME.report.json
@@ -11,7 +11,8 @@ validates (tightfit report reads it) and its "measured" section names the board,
 section equal to the planned arena and to the report's arena_bytes, a positive instruction count
 and peak stack; with --profile, one count per step (null only for steps without a kernel call)
 that add up to the run's instructions within 10%; with --rewrite, a rewrite of that technique in
-the report (tiling: the cap made a stage run in row bands). Exit 0 when all hold, else 1 naming
+the report (tiling: the cap made a stage run in row bands); with --byte-aligned, the cap made the
+int8 buffers byte-aligned and some buffer lies off a 4-byte boundary. Exit 0 when all hold, else 1 naming
 the first failure.
 """
 import argparse
@@ -38,6 +39,7 @@ def main():
     parser.add_argument("--reference-dir", required=True)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--rewrite", help="a technique the report's rewrites must name (e.g. tiling)")
+    parser.add_argument("--byte-aligned", action="store_true", help="the cap must have made buffers byte-aligned")
     parser.add_argument("run_arguments", nargs="+")
     args = parser.parse_args()
 
@@ -103,6 +105,13 @@ def main():
         if not applied:
             fail(f"no {args.rewrite} rewrite in the report")
         print(f"{args.rewrite}: {applied[0]['detail']}")
+    if args.byte_aligned:
+        if report.get("alignment", {}).get("source") != "cap":
+            fail(f"the report's alignment is {report.get('alignment')}, not byte-aligned for the cap")
+        off = [b["tensor"] for b in report["buffers"] if b["offset"] % 4]
+        if not off:
+            fail("byte-aligned for the cap, but every buffer lies on a 4-byte boundary")
+        print(f"byte-aligned: {len(off)} buffers off a 4-byte boundary: {', '.join(off)}")
     print(f"report: arena {ram['arena_bytes']} B as planned, {measured['instructions']} instructions, "
           f"peak stack {ram['stack_peak_bytes']} B")
 

@@ -235,3 +235,33 @@ TEST_CASE("the RAM against cost table's time column is each level's estimate ove
   CHECK_THAT(plain, !Catch::Contains("estimated for"));
   CHECK_THAT(plain, !Catch::Contains("x1."));
 }
+
+TEST_CASE("a plan the cap made byte-aligned is the table's last row and the RAM section says what aligned took",
+          "[report][text]") {
+  json report = fixture("layers5");
+  const json stage = {{"nodes", {"a", "b"}}, {"bands", 4}, {"columns", 1}, {"whole_rows", true},
+                      {"copied_bytes", 0},   {"input", "x"}, {"output", "y"}};
+  report["ram_vs_cost"] = json::array(
+      {{{"technique", "free"}, {"arena_bytes", 800}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
+        {"stage", nullptr}, {"chosen", false}},
+       {{"technique", "tiling"}, {"arena_bytes", 500}, {"extra_macs", 40}, {"extra_macs_percent", 5.0},
+        {"stage", stage}, {"chosen", false}},
+       {{"technique", "byte_aligned"}, {"arena_bytes", 797}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
+        {"stage", nullptr}, {"chosen", true}}});
+  report["alignment"] = {{"bytes", 1}, {"source", "cap"}, {"aligned_arena_bytes", 500}, {"aligned_least_bytes", 500}};
+  REQUIRE(check_report(report).empty());
+  const std::string text = render_text(report);
+  CHECK_THAT(line_starting(text, "* byte-aligned"), Catch::Contains("797") && Catch::Contains("untiled"));
+  CHECK_THAT(text, Catch::Contains("int8 buffers on any byte, for the cap (4-byte aligned: 500 B, with more extra MACs)"));
+  // When no aligned plan fit, the least aligned arena instead.
+  report["alignment"]["aligned_arena_bytes"] = nullptr;
+  report["ram_vs_cost"][2]["stage"] = stage;
+  report["ram_vs_cost"][2]["arena_bytes"] = 497;
+  REQUIRE(check_report(report).empty());
+  const std::string none_fit = render_text(report);
+  CHECK_THAT(none_fit, Catch::Contains("(4-byte aligned: 500 B at least)"));
+  CHECK_THAT(line_starting(none_fit, "* byte-aligned"), Catch::Contains("4 row bands of a .. b"));
+  // An unknown source is refused by the schema.
+  report["alignment"]["source"] = "guess";
+  CHECK(!check_report(report).empty());
+}
