@@ -140,7 +140,7 @@ struct Scheduled {
   plan::Plan plan;
 };
 
-// A schedule planned for the untiled arena (step 3 of compile_model()): which Concat inputs are
+// A schedule planned for the untiled arena (step 3, plan_model()): which Concat inputs are
 // written in place and the order of the nodes. Tiling searches each of them, not only the one whose
 // untiled arena is least: a schedule with a larger untiled arena can leave a peak that row bands
 // take away better, and a shrunk model may pick another schedule than its original
@@ -368,7 +368,7 @@ Scheduled plan_tiled(const CompileOptions& options, ir::Graph graph, const passe
   return schedule_and_plan(options, graph, order, regions, pins, seconds, kTilingNodesPerBuffer);
 }
 
-// Step 5 of compile_model(): `chosen` is the untiled plan, of `schedules[0]`; replaced by a tiled one
+// Step 5, in plan_model(): `chosen` is the untiled plan, of `schedules[0]`; replaced by a tiled one
 // when that is what fits under the caps. The candidates are the stages of every schedule in
 // `schedules` (each of m.graph), so the least arena is the least over them. Fills m.tiled and
 // m.ram_vs_cost; returns the index in `schedules` of the plan kept.
@@ -531,6 +531,9 @@ std::uint64_t tflm_greedy_bytes(const plan::Problem& problem, const schedule::Li
   return plan::greedy_by_size(tflm).peak;
 }
 
+// The extra MACs of the stage a plan tiles (0 untiled).
+std::int64_t extra_macs(const CompiledModel& m) { return m.tiled ? m.tiled->tiled_macs - m.tiled->macs : 0; }
+
 // Each rewrite of the graph that removed a buffer (docs/report.md, "Rewrites").
 json rewrites_json(const CompiledModel& m) {
   json rewrites = json::array();
@@ -562,14 +565,14 @@ json rewrites_json(const CompiledModel& m) {
                         {"saved_bytes", m.ram_vs_cost.size() > 1 && m.ram_vs_cost[1].arena_bytes > m.plan.peak
                                             ? m.ram_vs_cost[1].arena_bytes - m.plan.peak
                                             : 0},
-                        {"detail", describe_stage(*m.tiled, m.macs - (m.tiled->tiled_macs - m.tiled->macs))}});
+                        {"detail", describe_stage(*m.tiled, m.macs - extra_macs(m))}});
   return rewrites;
 }
 
 // The report's "RAM against cost" table (docs/report.md).
 json ram_vs_cost_json(const CompiledModel& m) {
   json levels = json::array();
-  const std::int64_t untiled_macs = m.macs - (m.tiled ? m.tiled->tiled_macs - m.tiled->macs : 0);
+  const std::int64_t untiled_macs = m.macs - extra_macs(m);
   // The row this plan is: the one the cap took with byte-aligned buffers, or its tiled stage, or
   // the free row.
   const bool byte_aligned = m.alignment.source == "cap";
@@ -789,33 +792,51 @@ std::string default_name(const std::string& model_path) {
 
 namespace {
 
-// A model through steps 1 to 4 (and 5 with tiling) at `options.alignment`: its plan, under the
+// Steps 1 and 2, and the regions and pins: what every plan of the model starts from, whatever
+// its alignment.
+struct Imported {
+  ir::Graph graph;  // channels-last, its Pads folded
+  std::vector<passes::PadFold> pad_folds;
+  std::vector<passes::InPlaceInput> candidates;  // Concat inputs step 3 may write in place
+  std::vector<RegionSpec> regions;
+  std::vector<PinSpec> pins;
+};
+
+Imported import_model(const CompileOptions& options) {
+  Imported imported;
+  // 1. ONNX -> integer IR.
+  import::Options import_options;
+  import_options.pin_batch = options.pin_batch;
+  imported.graph = import::import_onnx(options.model, import_options);
+  if (options.fold_pad) imported.pad_folds = passes::fold_pads(imported.graph);
+
+  // 2. The schedule: channels-last activations, float edges moved into the API.
+  schedule::to_channels_last(imported.graph);
+  if (options.zero_copy_concat) imported.candidates = passes::zero_copy_candidates(imported.graph);
+
+  imported.pins = options.pins;
+  if (!options.memory_file.empty()) {
+    read_memory_file(options.memory_file, imported.regions, imported.pins);
+  } else {
+    imported.regions.push_back({"arena", options.max_ram, options.arena_section});
+  }
+  return imported;
+}
+
+// A model through steps 3 and 4 (and 5 with tiling) at `options.alignment`: its plan, under the
 // caps when anything fits them (Infeasible otherwise), and the problem it solves.
 struct Planned {
   CompiledModel m;
   plan::Problem problem;
 };
 
-Planned plan_model(const CompileOptions& options) {
+Planned plan_model(const CompileOptions& options, const Imported& imported) {
   CompiledModel m;
-
-  // 1. ONNX -> integer IR.
-  import::Options import_options;
-  import_options.pin_batch = options.pin_batch;
-  m.graph = import::import_onnx(options.model, import_options);
-  if (options.fold_pad) m.pad_folds = passes::fold_pads(m.graph);
-
-  // 2. The schedule: channels-last activations, float edges moved into the API.
-  schedule::to_channels_last(m.graph);
-  std::vector<passes::InPlaceInput> candidates;  // step 3 chooses which of them to write in place
-  if (options.zero_copy_concat) candidates = passes::zero_copy_candidates(m.graph);
-
-  std::vector<PinSpec> pins = options.pins;
-  if (!options.memory_file.empty()) {
-    read_memory_file(options.memory_file, m.regions, pins);
-  } else {
-    m.regions.push_back({"arena", options.max_ram, options.arena_section});
-  }
+  m.graph = imported.graph;
+  m.pad_folds = imported.pad_folds;
+  m.regions = imported.regions;
+  const std::vector<passes::InPlaceInput>& candidates = imported.candidates;
+  const std::vector<PinSpec>& pins = imported.pins;
   // 3. The order and 4. the memory plan. With Concat inputs that can be written in place, which
   // of them are is chosen here: writing in place makes a Concat's output live from its first part
   // on, which can raise the peak. Planned: all in place, none, then each input turned the other
@@ -883,9 +904,6 @@ Planned plan_model(const CompileOptions& options) {
   return {std::move(m), std::move(chosen->problem)};
 }
 
-// The extra MACs of the stage a plan tiles (0 untiled).
-std::int64_t extra_macs(const CompiledModel& m) { return m.tiled ? m.tiled->tiled_macs - m.tiled->macs : 0; }
-
 // The least arena a plan's pass reached: the least row of its RAM-against-cost table (the untiled
 // plan's arena with --no-tiling), and the stage that reached it (none: untiled).
 std::pair<std::uint64_t, const CostLevel*> least_arena(const CompiledModel& m) {
@@ -948,14 +966,15 @@ CompiledModel emit_and_report(const CompileOptions& options, Planned planned) {
 }  // namespace
 
 CompiledModel compile_model(const CompileOptions& options) {
-  // 1 to 5 at the alignment asked, else at 4; then, by default, when the cap needs more than the
-  // aligned plans give (none fits, or only with extra MACs), again with byte-aligned int8 buffers:
-  // that plan is kept when it fits with fewer extra MACs. Unaligned loads cost cycles on the
+  // 1 and 2 once; 3 to 5 at the alignment asked, else at 4; then, by default, when the cap needs
+  // more than the aligned plans give (none fits, or only with extra MACs), 3 to 5 again with
+  // byte-aligned int8 buffers: that plan is kept when it fits with fewer extra MACs. Unaligned loads cost cycles on the
   // cores that allow them (docs/tiling.md, "Byte-aligned buffers"), so the padding is given up
   // only for the cap.
+  const Imported imported = import_model(options);
   CompileOptions aligned_options = options;
   aligned_options.alignment = options.alignment.value_or(4);
-  Planned planned = plan_model(aligned_options);
+  Planned planned = plan_model(aligned_options, imported);
   CompiledModel& m = planned.m;
   m.alignment.bytes = *aligned_options.alignment;
   m.alignment.source = options.alignment ? "flag" : "default";
@@ -963,7 +982,7 @@ CompiledModel compile_model(const CompileOptions& options) {
   if (!options.alignment && (!fits || extra_macs(m) > 0)) {
     CompileOptions byte_options = options;
     byte_options.alignment = 1;
-    Planned byte_aligned = plan_model(byte_options);
+    Planned byte_aligned = plan_model(byte_options, imported);
     const bool byte_fits = byte_aligned.m.plan.status != plan::Status::Infeasible;
     if (!fits && !byte_fits)
       throw Error(shortfall(options, m, &byte_aligned.m), kExitCapTooSmall);
