@@ -5,9 +5,10 @@
  * Debian ships QEMU's plugin support but not its header, so the few declarations of the plugin
  * API (version 1, QEMU 7.2) that this file uses are written out here.
  *
- * At exit it prints one line:
- *   UNALIGNED loads=N stores=N word_loads_odd=N word_loads_half=N half_loads_odd=N
- *             word_stores_odd=N word_stores_half=N half_stores_odd=N
+ * At exit it prints one line, in the firmware's "TIGHTFIT key=value" form (firmware/tools/run_qemu.py
+ * collects it with the firmware's own figures):
+ *   TIGHTFIT loads=N stores=N word_loads_odd=N word_loads_half=N half_loads_odd=N
+ *            word_stores_odd=N word_stores_half=N half_stores_odd=N
  * word_*_odd: 4-byte accesses at an address 1 or 3 modulo 4; word_*_half: at 2 modulo 4;
  * half_*_odd: 2-byte accesses at an odd address. loads and stores count every data access. */
 #include <stdbool.h>
@@ -63,7 +64,7 @@ static void on_exit(qemu_plugin_id_t id, void* userdata) {
   (void)userdata;
   char line[400];
   snprintf(line, sizeof line,
-           "UNALIGNED loads=%llu stores=%llu word_loads_odd=%llu word_loads_half=%llu half_loads_odd=%llu "
+           "TIGHTFIT loads=%llu stores=%llu word_loads_odd=%llu word_loads_half=%llu half_loads_odd=%llu "
            "word_stores_odd=%llu word_stores_half=%llu half_stores_odd=%llu\n",
            (unsigned long long)counts[0][0], (unsigned long long)counts[1][0], (unsigned long long)counts[0][1],
            (unsigned long long)counts[0][2], (unsigned long long)counts[0][3], (unsigned long long)counts[1][1],

@@ -20,19 +20,20 @@ QEMU_FLAGS = ["-nographic", "-semihosting-config", "enable=on,target=native",
               "-icount", "shift=0,align=off,sleep=off"]
 
 
-def qemu_command(qemu, machine, elf):
+def qemu_command(qemu, machine, elf, extra=()):
     """The QEMU command line for a firmware: Arm boards exit through semihosting; RISC-V ones
-    (qemu-system-riscv32) start the image itself (no OpenSBI) and exit through the test device."""
+    (qemu-system-riscv32) start the image itself (no OpenSBI) and exit through the test device.
+    `extra`: more QEMU options (e.g. a TCG plugin's)."""
     if "riscv" in os.path.basename(qemu):
         flags = ["-nographic", "-bios", "none", "-icount", "shift=0,align=off,sleep=off"]
     else:
         flags = QEMU_FLAGS
-    return [qemu, "-M", machine, *flags, "-kernel", elf]
+    return [qemu, "-M", machine, *flags, *extra, "-kernel", elf]
 
 
-def run_once(qemu, machine, elf, timeout):
+def run_once(qemu, machine, elf, timeout, extra=()):
     """Returns (exit status or None on timeout, output text, figures dict)."""
-    command = qemu_command(qemu, machine, elf)
+    command = qemu_command(qemu, machine, elf, extra)
     try:
         done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, timeout=timeout)
