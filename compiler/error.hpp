@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/model_text.hpp"
+
 namespace tightfit {
 
 enum ExitCode : int {
@@ -13,22 +15,17 @@ enum ExitCode : int {
   kExitCapTooSmall = 3 // the model does not fit under --max-ram
 };
 
+// The line is terminal text (model_text::shown): names read from a model or a JSON file are
+// arbitrary bytes, and a newline, a control character or an escape sequence among them must
+// neither break the one line nor reach the terminal raw.
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& line, int exit_code = kExitError)
-      : std::runtime_error(line), exit_code_(exit_code) {}
+      : std::runtime_error(model_text::shown(line)), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:
   int exit_code_;
 };
-
-// The message as one printable line: names read from a model or a JSON file are arbitrary bytes,
-// and a newline or control character among them must not break the one line (main() prints this).
-inline std::string one_line(std::string text) {
-  for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return text;
-}
 
 }  // namespace tightfit

@@ -30,17 +30,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: printed as asked
     // A bad command line is one line, like every other error (CLI11 would add a second).
-    fmt::print(stderr, "tightfit: error: {} (see tightfit --help)\n", tightfit::one_line(e.what()));
+    fmt::print(stderr, "tightfit: error: {} (see tightfit --help)\n", tightfit::model_text::shown(e.what()));
     return tightfit::kExitUsage;
   } catch (const tightfit::interrupt::Interrupted& e) {
     fmt::print(stderr, "tightfit: interrupted\n");  // as the signal handler says it
     return e.exit_code();
   } catch (const tightfit::Error& e) {
-    fmt::print(stderr, "tightfit: error: {}\n", tightfit::one_line(e.what()));
+    fmt::print(stderr, "tightfit: error: {}\n", tightfit::model_text::shown(e.what()));
     return e.exit_code();
   } catch (const std::exception& e) {
     // Anything else is a bug in tightfit; still one line and a non-zero exit, never an abort.
-    fmt::print(stderr, "tightfit: internal error: {}\n", tightfit::one_line(e.what()));
+    fmt::print(stderr, "tightfit: internal error: {}\n", tightfit::model_text::shown(e.what()));
     return tightfit::kExitError;
   }
   return tightfit::kExitOk;

@@ -6,6 +6,7 @@
 
 #include "cli/size.hpp"
 #include "error.hpp"
+#include "util/model_text.hpp"
 
 namespace tightfit {
 
@@ -52,7 +53,7 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   driver::CompileOptions c = o.compile;
   if (c.name.empty()) c.name = driver::default_name(c.model);
   static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
-  if (!std::regex_match(c.name, kIdentifier))
+  if (!std::regex_match(c.name, kIdentifier) || model_text::is_cpp_keyword(c.name))
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
   c.io_in_arena = !o.io_outside;
   c.reorder = !o.no_reorder;

@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "error.hpp"
 #include "import/onnx_import.hpp"
+#include "util/model_text.hpp"
 
 namespace tightfit {
 
@@ -69,17 +70,17 @@ std::int64_t total_macs(const ir::Graph& g) {
 void print_tensor_line(const ir::Graph& g, const char* role, ir::TensorId id) {
   if (id == ir::kNoTensor) return;
   const ir::Tensor& t = g.tensors[id];
-  fmt::print("    {:<4} {:<22} {:<7} {:<18} {}\n", role, fit(t.name, 22), ir::dtype_name(t.dtype), fit(shape_text(t), 18),
+  fmt::print("    {:<4} {:<22} {:<7} {:<18} {}\n", role, fit(model_text::shown(t.name), 22), ir::dtype_name(t.dtype), fit(shape_text(t), 18),
              quant_text(t));
 }
 
 void print_text(const ir::Graph& g) {
-  fmt::print("{}: nodes {}, inputs {}, outputs {}\n", g.source, g.nodes.size(), g.inputs.size(), g.outputs.size());
+  fmt::print("{}: nodes {}, inputs {}, outputs {}\n", model_text::shown(g.source), g.nodes.size(), g.inputs.size(), g.outputs.size());
   for (auto id : g.inputs) print_tensor_line(g, "in", id);
   for (auto id : g.outputs) print_tensor_line(g, "out", id);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
-    fmt::print("\n{:>3}  {:<17} {:<28} from {}\n", i, ir::op_name(n.op), fit(n.name, 28), fit(n.onnx_op, 40));
+    fmt::print("\n{:>3}  {:<17} {:<28} from {}\n", i, ir::op_name(n.op), fit(model_text::shown(n.name), 28), fit(model_text::shown(n.onnx_op), 40));
     // "w" marks a constant input (weights, bias): it lives in flash, not in RAM.
     for (auto id : n.inputs) print_tensor_line(g, g.tensors[id].is_constant ? "w" : "in", id);
     for (auto id : n.outputs) print_tensor_line(g, "out", id);
@@ -124,7 +125,7 @@ void print_json(const ir::Graph& g) {
   nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
   for (auto id : g.inputs) inputs.push_back(tensor_json(g, id));
   for (auto id : g.outputs) outputs.push_back(tensor_json(g, id));
-  const nlohmann::json doc = {
+  nlohmann::json doc = {
       {"model", g.source},
       {"inputs", inputs},
       {"outputs", outputs},
@@ -133,6 +134,7 @@ void print_json(const ir::Graph& g) {
       {"totals",
        {{"nodes", g.nodes.size()}, {"weight_bytes", total_weight_bytes(g)}, {"activation_bytes", activation_bytes(g)},
         {"macs", total_macs(g)}}}};
+  model_text::json_strings(doc);
   fmt::print("{}\n", doc.dump(2));
 }
 
@@ -148,7 +150,8 @@ void print_refusal_json(const std::string& model, const Error& error) {
   }
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : unsupported) nodes.push_back({{"node", n.node}, {"domain", n.domain}, {"op", n.op_type}});
-  const nlohmann::json doc = {{"model", model}, {"error", one_line(error.what())}, {"unsupported", nodes}};
+  nlohmann::json doc = {{"model", model}, {"error", error.what()}, {"unsupported", nodes}};
+  model_text::json_strings(doc);
   fmt::print("{}\n", doc.dump(2));
 }
 

@@ -25,6 +25,7 @@
 #include "driver/pipeline.hpp"
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
+#include "util/model_text.hpp"
 #include "report/report.hpp"
 #include "util/interrupt.hpp"
 #include "util/npy.hpp"
@@ -461,7 +462,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   files.emplace_back(name + ".report.html", report::render_html(report));
   write_files(options.output_dir, files);
 
-  fmt::print("ran {} on {} ({}, QEMU): {} output(s) in {}\n", compile.model, board->name, board->core, outputs.size(),
+  fmt::print("ran {} on {} ({}, QEMU): {} output(s) in {}\n", model_text::shown(compile.model), board->name, board->core, outputs.size(),
              options.output_dir);
   fmt::print("{}", report::render_measured_text(report));
   fmt::print("report with these figures: {0}/{1}.report.txt (.json, .html)\n", options.output_dir, name);
@@ -491,7 +492,7 @@ void run_on_host(const RunOptions& options, const driver::CompileOptions& compil
   std::vector<npy::Array> outputs;
   for (std::size_t i = 0; i < model.graph.outputs.size(); ++i) outputs.push_back(host_output(model, i, dir));
   write_files(options.output_dir, output_files(outputs));
-  fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", compile.model, model.plan.peak,
+  fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", model_text::shown(compile.model), model.plan.peak,
              plan::status_name(model.plan.status), model.graph.outputs.size(), options.output_dir);
 }
 

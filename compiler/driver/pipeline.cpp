@@ -26,6 +26,7 @@
 #include "passes/passes.hpp"
 #include "report/report.hpp"
 #include "schedule/channels_last.hpp"
+#include "util/model_text.hpp"
 #include "util/write_files.hpp"
 
 #ifndef TIGHTFIT_VERSION
@@ -784,10 +785,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
 std::string default_name(const std::string& model_path) {
   std::string stem = fs::path(model_path).filename().string();
   if (auto dot = stem.find(".onnx"); dot != std::string::npos && dot + 5 == stem.size()) stem.resize(dot);
-  std::string name;
-  for (char c : stem) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "model_" + name;
-  return name;
+  return model_text::cpp_identifier(stem);
 }
 
 namespace {
@@ -958,6 +956,7 @@ CompiledModel emit_and_report(const CompileOptions& options, Planned planned) {
 
   // 7. The report.
   m.report = build_report(options, m, problem, code);
+  model_text::json_strings(m.report);  // names from the model may be invalid UTF-8
   if (const auto problems = report::check_report(m.report); !problems.empty())
     throw Error(options.model + ": internal error: the report breaks its schema: " + problems.front());
   return std::move(m);

@@ -21,6 +21,7 @@
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
 #include "schedule/lifetimes.hpp"
+#include "util/model_text.hpp"
 
 namespace tightfit::emit {
 
@@ -250,28 +251,16 @@ class Emission {
   }
 
   void call(const Node& n, const std::string& statement) {
-    body_ += fmt::format("  // {} ({})\n  {};\n", n.name, n.onnx_op, statement);
+    const std::string comment = model_text::cpp_comment(n.name) + " (" + model_text::cpp_comment(n.onnx_op) + ")";
+    body_ += fmt::format("  // {}\n  {};\n", comment, statement);
     // run_profiled(): the same calls between the step hooks (docs/codegen.md, "Per-step hooks").
     const std::size_t step = steps_.size();
-    profiled_body_ += fmt::format("  // {} ({})\n  tightfit_step_begin({});\n  {};\n  tightfit_step_end({});\n", n.name,
-                                  n.onnx_op, step, statement, step);
-    steps_.push_back(fmt::format("{{\"{}\", \"{}\", {}}}", c_string(n.name), c_string(n.onnx_op), g_.macs(n)));
+    profiled_body_ += fmt::format("  // {}\n  tightfit_step_begin({});\n  {};\n  tightfit_step_end({});\n", comment,
+                                  step, statement, step);
+    steps_.push_back(fmt::format("{{\"{}\", \"{}\", {}}}", model_text::cpp_string(n.name),
+                                 model_text::cpp_string(n.onnx_op), g_.macs(n)));
     kernels_used_.insert(ir::op_name(n.op));
     ++calls_;
-  }
-
-  // Text for a C string literal: quotes, backslashes and control characters escaped.
-  static std::string c_string(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (static_cast<unsigned char>(c) < 0x20) {
-        out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
-        continue;
-      }
-      out += c;
-    }
-    return out;
   }
 
   // ----- one node -----------------------------------------------------------------------------

@@ -208,41 +208,24 @@ class Importer : public Translator {
   }
 };
 
-// Names inside a model are arbitrary bytes: a control character (a newline above all) must not
-// break the one-line message.
-std::string printable(const std::string& line) {
-  std::string out = line;
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
 }  // namespace
 
 ir::Graph import_onnx(const std::string& path, const Options& options) {
-  try {
-    const onnx::ModelProto model = load_model(path);
-    ImportState state(path, model, options);
-    return Importer(state).run();
-  } catch (const Error& e) {
-    throw Error(printable(e.what()), e.exit_code());
-  }
+  const onnx::ModelProto model = load_model(path);
+  ImportState state(path, model, options);
+  return Importer(state).run();
 }
 
 std::vector<UnsupportedNode> unsupported_nodes(const std::string& path) {
-  try {
-    const onnx::ModelProto model = load_model(path);
-    std::vector<UnsupportedNode> nodes;
-    for (int i = 0; i < model.graph().node_size(); ++i) {
-      const NodeProto& n = model.graph().node(i);
-      if (is_supported(n)) continue;
-      const std::string name = n.name().empty() ? fmt::format("{}_{}", n.op_type(), i) : n.name();
-      nodes.push_back({printable(name), printable(n.domain()), printable(n.op_type())});
-    }
-    return nodes;
-  } catch (const Error& e) {
-    throw Error(printable(e.what()), e.exit_code());
+  const onnx::ModelProto model = load_model(path);
+  std::vector<UnsupportedNode> nodes;
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const NodeProto& n = model.graph().node(i);
+    if (is_supported(n)) continue;
+    const std::string name = n.name().empty() ? fmt::format("{}_{}", n.op_type(), i) : n.name();
+    nodes.push_back({name, n.domain(), n.op_type()});
   }
+  return nodes;
 }
 
 }  // namespace tightfit::import

@@ -4,6 +4,7 @@
 
 #include "error.hpp"
 #include "report/report.hpp"
+#include "util/model_text.hpp"
 
 namespace tightfit::report {
 namespace {
@@ -71,6 +72,15 @@ Measured read_measured(const json& j) {
   return m;
 }
 
+// Every string of the report as the views print it (model_text::shown): names come from the
+// model, and the text view goes to a terminal; the SVG and HTML views escape them further.
+json shown_strings(json doc) {
+  if (doc.is_string()) return model_text::shown(doc.get_ref<const std::string&>());
+  if (doc.is_structured())
+    for (auto& item : doc) item = shown_strings(std::move(item));
+  return doc;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> Measured::code_and_constants_bytes() const {
@@ -115,12 +125,13 @@ std::size_t Document::region_index(const std::string& region_name) const {
   return regions.size();
 }
 
-Document read_document(const json& report) {
-  const auto problems = check_report(report);
+Document read_document(const json& checked) {
+  const auto problems = check_report(checked);
   if (!problems.empty()) {
     const std::string more = problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : "";
     throw Error("not a valid tightfit report: " + problems.front() + more);
   }
+  const json report = shown_strings(checked);
   Document d;
   d.tool = report.at("tool").get<std::string>();
   d.model = report.at("model").get<std::string>();

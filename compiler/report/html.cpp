@@ -7,6 +7,7 @@
 
 #include "report/report.hpp"
 #include "report/units.hpp"
+#include "util/model_text.hpp"
 #include "report/views.hpp"
 
 namespace tightfit::report {
@@ -82,7 +83,7 @@ const char* const kScript = R"js(
 })();
 )js";
 
-std::string esc(std::string_view text) { return xml_escape(text); }
+std::string esc(std::string_view text) { return model_text::xml(text); }
 
 std::string card(const std::string& heading, const std::string& big, const std::string& small) {
   return fmt::format("<div class=\"card\"><h3>{}</h3><b>{}</b><small>{}</small></div>\n", esc(heading), esc(big),

@@ -11,6 +11,7 @@
 
 #include "report/report.hpp"
 #include "report/units.hpp"
+#include "util/model_text.hpp"
 #include "report/views.hpp"
 
 namespace tightfit::report {
@@ -111,7 +112,7 @@ class MemoryMap {
                                  ? fmt::format("does not fit: minimum {}", human_bytes(d_.failure->minimum_bytes))
                                  : fmt::format("{} of RAM, {}", human_bytes(d_.arena_bytes), d_.status);
     return fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"600\">{}: memory map, {}</text>\n",
-                       num(kLeft), xml_escape(d_.name), xml_escape(what));
+                       num(kLeft), model_text::xml(d_.name), model_text::xml(what));
   }
 
   // Region hues, the shades of the kinds, the lines and the peak band, in one row.
@@ -120,13 +121,13 @@ class MemoryMap {
     double x = kLeft;
     auto swatch = [&](const std::string& fill, const std::string& label) {
       out += fmt::format("<rect x=\"{}\" y=\"33\" width=\"12\" height=\"12\" fill=\"{}\"/>", num(x), fill);
-      out += fmt::format("<text x=\"{}\" y=\"43\">{}</text>\n", num(x + 16), xml_escape(label));
+      out += fmt::format("<text x=\"{}\" y=\"43\">{}</text>\n", num(x + 16), model_text::xml(label));
       x += 16 + static_cast<double>(label.size()) * kCharWidth + 14;
     };
     auto line = [&](const char* colour, const char* dash, const std::string& label) {
       out += fmt::format("<line x1=\"{}\" y1=\"39\" x2=\"{}\" y2=\"39\" stroke=\"{}\" stroke-width=\"2\"{}/>", num(x),
                          num(x + 18), colour, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "");
-      out += fmt::format("<text x=\"{}\" y=\"43\">{}</text>\n", num(x + 22), xml_escape(label));
+      out += fmt::format("<text x=\"{}\" y=\"43\">{}</text>\n", num(x + 22), model_text::xml(label));
       x += 22 + static_cast<double>(label.size()) * kCharWidth + 14;
     };
     if (any_placed_ && d_.regions.size() > 1) {
@@ -153,9 +154,9 @@ class MemoryMap {
     const std::optional<std::uint64_t> cap = r.capacity ? r.capacity : (d_.regions.size() == 1 ? d_.cap_bytes : std::nullopt);
     const Frame f = frame(top, region_height_, scale_top(std::max(r.peak, r.lower_bound), cap));
 
-    std::string out = fmt::format("<g class=\"region\" data-region=\"{}\">\n", xml_escape(r.name));
+    std::string out = fmt::format("<g class=\"region\" data-region=\"{}\">\n", model_text::xml(r.name));
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" font-weight=\"600\">{}</text>", num(kLeft),
-                       num(top - 8), xml_escape(panel_heading(r, cap)));
+                       num(top - 8), model_text::xml(panel_heading(r, cap)));
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\" text-anchor=\"end\">address</text>\n",
                        num(kLeft - 6), num(top - 8));
     out += background(f) + row_band_columns(f) + peak_bands(f) + row_band_labels(f) + y_axis(f);
@@ -199,9 +200,9 @@ class MemoryMap {
     std::string out = fmt::format(
         "<rect class=\"buffer kind-{}\" data-tensor=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
         "stroke=\"#ffffff\" stroke-width=\"0.6\"{}><title>{}</title></rect>\n",
-        xml_escape(b.kind), xml_escape(b.tensor), num(x), num(y), num(w), num(h),
+        model_text::xml(b.kind), model_text::xml(b.tensor), num(x), num(y), num(w), num(h),
         buffer_fill(region_index, b.kind, buffer_index), b.kind == "scratch" ? " stroke-dasharray=\"3 2\"" : "",
-        xml_escape(tooltip));
+        model_text::xml(tooltip));
     return out + buffer_label(b, x, y, w, h);
   }
 
@@ -220,7 +221,7 @@ class MemoryMap {
                     o.node, o.op, o.output, o.input, o.shared_bytes, o.distance, o.direction);
     return fmt::format("<rect class=\"overlap\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"url(#overlap-hatch)\" "
                        "stroke=\"#d62728\" stroke-width=\"1\"><title>{}</title></rect>\n",
-                       num(x), num(y), num(w), num(h), xml_escape(tooltip));
+                       num(x), num(y), num(w), num(h), model_text::xml(tooltip));
   }
 
   // The tensor's name inside its rectangle: across when it fits, shortened when most of it fits,
@@ -233,12 +234,12 @@ class MemoryMap {
     const std::size_t least = std::min<std::size_t>(b.tensor.size(), kLeastLabel);
     if (h >= kLabelFont + 3 && fits(w) >= least) {
       return fmt::format("<text x=\"{}\" y=\"{}\" {}>{}</text>\n", num(x + 3), num(y + std::min(h / 2 + 3.5, 12.0)),
-                         attrs, xml_escape(fit(b.tensor, fits(w))));
+                         attrs, model_text::xml(fit(b.tensor, fits(w))));
     }
     if (w >= kLabelFont + 1 && fits(h) >= least) {
       const double cx = x + w / 2 + 3.5, cy = y + h - 3;
       return fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-90 {0} {1})\" {2}>{3}</text>\n", num(cx), num(cy),
-                         attrs, xml_escape(fit(b.tensor, fits(h))));
+                         attrs, model_text::xml(fit(b.tensor, fits(h))));
     }
     return "";
   }
@@ -283,7 +284,7 @@ class MemoryMap {
       out += fmt::format(
           "<rect class=\"step-hit\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#000\" fill-opacity=\"0\">"
           "<title>step {}: {} ({})\n{} B live ({}), scratch {} B</title></rect>\n",
-          num(f.x(s.step)), num(f.top), num(f.step_width), num(f.height), s.step, xml_escape(s.node), xml_escape(s.op),
+          num(f.x(s.step)), num(f.top), num(f.step_width), num(f.height), s.step, model_text::xml(s.node), model_text::xml(s.op),
           s.live_bytes, human_bytes(s.live_bytes), s.scratch_bytes);
     }
     std::vector<Line> lines = {{d_.lower_bound_bytes, "lower bound " + tick_bytes(d_.lower_bound_bytes), kBoundColour, "2 3"},
@@ -336,7 +337,7 @@ class MemoryMap {
           "<rect class=\"row-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{}\">"
           "<title>row band {}/{} of the tiled stage {}: steps {} to {}</title></rect>\n",
           num(x), num(f.top), num(w), num(f.height), kRowBandFill, b.band % 2 ? "0.55" : "0.3", b.band, b.bands,
-          xml_escape(stage_), b.first_step, b.last_step);
+          model_text::xml(stage_), b.first_step, b.last_step);
     }
     return out;
   }
@@ -386,7 +387,7 @@ class MemoryMap {
       const double label_y = std::max(y + 4, last_label_y + 12);
       last_label_y = label_y;
       out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}{}</text>\n", num(f.left + f.width + 8), num(label_y),
-                         line.colour, xml_escape(line.label), on_scale ? "" : " (above)");
+                         line.colour, model_text::xml(line.label), on_scale ? "" : " (above)");
     }
     return out;
   }
@@ -423,7 +424,7 @@ class MemoryMap {
       const std::size_t room = static_cast<std::size_t>(f.step_width / kCharWidth) - 1;
       if (every == 1 && f.step_width >= 48) {
         out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#666\" font-size=\"10\">{}</text>\n",
-                           num(x), num(f.bottom() + 27), xml_escape(fit(d_.steps[step].op, room)));
+                           num(x), num(f.bottom() + 27), model_text::xml(fit(d_.steps[step].op, room)));
       }
     }
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\" font-size=\"10\">schedule step</text>\n",

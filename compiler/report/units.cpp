@@ -28,23 +28,9 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 std::string fit(std::string_view text, std::size_t width) {
   if (text.size() <= width) return std::string(text);
   if (width == 0) return "";
-  return std::string(text.substr(0, width - 1)) + "~";
-}
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
+  std::size_t cut = width - 1;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "~";
 }
 
 double percent_of(std::uint64_t part, std::uint64_t whole) {

@@ -17,12 +17,9 @@ std::string tick_bytes(std::uint64_t bytes);
 // "1x64x25x5"; "-" for a scalar.
 std::string shape_text(const std::vector<std::uint64_t>& shape);
 
-// `text` cut to `width` columns, ending in "~" when cut. ASCII view of the width: the text view
-// stays ASCII, and names from ONNX files are ASCII in practice.
+// `text` cut to `width` columns, ending in "~" when cut. A byte is a column (names from ONNX
+// files are ASCII in practice), but the cut never falls inside a UTF-8 sequence.
 std::string fit(std::string_view text, std::size_t width);
-
-// Escapes &, <, >, " and ' for XML text and attribute values.
-std::string xml_escape(std::string_view text);
 
 // 100 * part / whole, "0.0" when whole is 0.
 double percent_of(std::uint64_t part, std::uint64_t whole);
