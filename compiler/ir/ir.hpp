@@ -107,7 +107,7 @@ struct Attrs {
   float divisor = 1.0f;                // Div: the constant divisor, dequantized
   std::vector<std::int64_t> axes;      // ReduceMean: the reduced axes (ONNX order, sorted, non-negative)
   std::vector<std::int64_t> starts;    // Slice: the first index taken in each dim (ONNX order)
-  bool softmax_wraps = false;          // Softmax from QLinearSoftmax: int8 results above 127 wrap as in ORT
+  bool softmax_integer_rule = false;   // Softmax from QLinearSoftmax: ORT's integer cast and saturation
   std::vector<float> scales;           // Resize (nearest): whole factors; output i reads input floor(i / scale)
 
   // Fused activation in the output's integer domain: the kernel clamps its quantized result

@@ -1,4 +1,5 @@
-// Softmax: over attrs.axis (one axis); attrs.softmax_wraps for QLinearSoftmax's int8 wrap-around.
+// Softmax: over attrs.axis (one axis); attrs.softmax_integer_rule for QLinearSoftmax's
+// integer rounding and saturation (runtime/include/tightfit/kernels.hpp, softmax).
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
@@ -37,7 +38,7 @@ struct Import : Translator {
       const auto* opset = find_attr(n, "opset");
       if (!opset) throw Error("attribute opset is missing");
       a.axis = softmax_axis(n, x, static_cast<int>(opset->i()));
-      a.softmax_wraps = true;
+      a.softmax_integer_rule = true;
       return x;
     });
   }
@@ -62,7 +63,7 @@ struct Emit : Emission {
         params("SoftmaxParams", id,
                fmt::format("{},{},{},{},{},{},{}", x.elements() / row, row, y.quant.zero_point[0],
                            float_literal(tightfit::softmax_output_scale_inv(y.quant.scale[0])), n.attrs.act_min,
-                           n.attrs.act_max, n.attrs.softmax_wraps ? 1 : 0),
+                           n.attrs.act_max, n.attrs.softmax_integer_rule ? 1 : 0),
                7);
     call(n, fmt::format("tightfit::softmax<{}>({}, {}, {}, {})", t_of(n), block, t, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));

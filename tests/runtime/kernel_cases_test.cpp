@@ -387,14 +387,14 @@ std::vector<int64_t> run_softmax(const json& k) {
   }
   float table[256];
   tightfit::build_softmax_table(scalar(c, "x_scale"), row_len, std::is_signed<T>::value, table);
-  const int32_t wrap = k.at("params").at("wrap");
+  const int32_t integer_rule = k.at("params").at("integer_rule");
   const tightfit::SoftmaxParams p{rows,
                                   row_len,
                                   izp(c, "y_zp"),
                                   tightfit::softmax_output_scale_inv(scalar(c, "y_scale")),
                                   std::is_signed<T>::value ? -128 : 0,
                                   std::is_signed<T>::value ? 127 : 255,
-                                  wrap};
+                                  integer_rule};
   std::vector<T> y(x.size());
   tightfit::softmax(p, table, x.data(), y.data());
   return widen(nhwc ? to_nchw(y, x_dims) : y);

@@ -540,7 +540,7 @@ def softmax_cases(b, rng):
         y_zp = -128 if t == "int8" else 0
         node = qlinear_node("QLinearSoftmax", axis=axis, opset=opset)
         unary_case(b, name, "softmax", t, [node], x, x_scale, x_zp, y_scale, y_zp,
-                   {"axis": axis, "opset": opset, "wrap": 1})
+                   {"axis": axis, "opset": opset, "integer_rule": 1})
 
 
 def lookup_cases(b, rng):
@@ -674,14 +674,14 @@ def telling_softmax_cases(b, rng):
             x_zp = random_zp(rng, t)
             node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
             unary_case(b, f"softmax_{sfx}_telling_{i}", "softmax", t, [node], x, x_scale, x_zp, y_scale, y_zp,
-                       {"axis": -1, "opset": 13, "wrap": 1})
+                       {"axis": -1, "opset": 13, "integer_rule": 1})
 
 
 def dominant_softmax_cases(b):
     """Two-class rows where one logit dominates, output scale 1/256: the winner's exact result is
-    256 + zero point. QLinearSoftmax caps only at 255, so int8 (zero point -128) gets 128, which
-    wraps to -128 in ORT; the QDQ form (DequantizeLinear -> Softmax -> QuantizeLinear, run in
-    float) saturates to 127. uint8 (zero point 0) gets 255 either way."""
+    256 + zero point. int8 (zero point -128) gets 128, which ORT 1.31's QLinearSoftmax saturates to
+    127 (ORT 1.23 capped it at 255 only, so it wrapped to -128); the QDQ form (DequantizeLinear ->
+    Softmax -> QuantizeLinear, run in float) saturates to 127 too. uint8 (zero point 0) gets 255."""
     for t in ("int8", "uint8"):
         sfx = "s8" if t == "int8" else "u8"
         lo, hi = qrange(t)
@@ -692,12 +692,12 @@ def dominant_softmax_cases(b):
         x_zp = mid
         node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
         unary_case(b, f"softmax_{sfx}_dominant", "softmax", t, [node], x, f32(0.1), x_zp, y_scale, y_zp,
-                   {"axis": -1, "opset": 13, "wrap": 1})
+                   {"axis": -1, "opset": 13, "integer_rule": 1})
         nodes = [helper.make_node("DequantizeLinear", ["x", "x_scale", "x_zp"], ["xf"]),
                  helper.make_node("Softmax", ["xf"], ["yf"], axis=-1),
                  helper.make_node("QuantizeLinear", ["yf", "y_scale", "y_zp"], ["y"])]
         unary_case(b, f"softmax_qdq_{sfx}_dominant", "softmax", t, nodes, x, f32(0.1), x_zp, y_scale, y_zp,
-                   {"axis": -1, "opset": 13, "wrap": 0})
+                   {"axis": -1, "opset": 13, "integer_rule": 0})
 
 
 def edge_softmax_cases(b):
@@ -706,8 +706,8 @@ def edge_softmax_cases(b):
     built from logf, 1 LSB the other way with log in double; (2) rows of one value with
     floor(1 / y_scale) above e^5 = 148, where e * floor(1 / y_scale) overflows float to inf and
     ORT's cast to int32 (int8) or uint32 (uint8) gives x86's out-of-range value: the zero point
-    alone for uint8 and for int8 with a zero point >= 0, -1 (255 wrapped) for int8 with a
-    negative one (INT32_MIN + zero point wraps to a large positive sum)."""
+    alone for uint8 (0 + zero point); for int8, INT32_MIN + zero point saturates to -128 with a
+    zero point >= 0, and to 127 with a negative one (the sum wraps to a large positive value)."""
     ties = [("softmax_s8_equal_maxima_logf", "int8", [[-41, -13, -13, -70, -13, -13, -37, -74, -34]],
              0.9654597640037537, 1.0 / 255.0, -128),
             ("softmax_s8_equal_row_logf", "int8", [[45] * 6, [-3] * 6], 1.0, 0.005828063935041428, -45)]
@@ -719,7 +719,7 @@ def edge_softmax_cases(b):
             raise RuntimeError(f"{name} no longer tells the log in float from the log in double")
         node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
         unary_case(b, name, "softmax", t, [node], x, x_scale, 0, y_scale, y_zp,
-                   {"axis": -1, "opset": 13, "wrap": 1})
+                   {"axis": -1, "opset": 13, "integer_rule": 1})
     overflows = [("softmax_u8_row_of_one_overflows", "uint8", 0.00461000669747591, 231),
                  ("softmax_s8_row_of_one_overflows_zp_positive", "int8", 1.0 / 200.0, 5),
                  ("softmax_s8_row_of_one_overflows_zp_negative", "int8", 1.0 / 200.0, -45)]
@@ -728,7 +728,7 @@ def edge_softmax_cases(b):
         x = np.array([[lo], [0], [hi]], dtype=NP_TYPES[t])
         node = qlinear_node("QLinearSoftmax", axis=-1, opset=13)
         unary_case(b, name, "softmax", t, [node], x, f32(1.0 / 256.0), 0, f32(y_scale), y_zp,
-                   {"axis": -1, "opset": 13, "wrap": 1})
+                   {"axis": -1, "opset": 13, "integer_rule": 1})
 
 
 def hard_cases(b, rng):

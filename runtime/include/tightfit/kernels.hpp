@@ -939,10 +939,13 @@ inline uint32_t x86_float_to_uint32(float v) {
 // the table holds exp((i - 255 + shift) * x_scale); each row is shifted so its
 // maximum meets the table's top, the float sum is taken in order, and every
 // output is nearbyint(e * floor(1 / y_scale) / sum) + zero point.
-// QLinearSoftmax (p.wrap) caps at 255 only, so an int8 result above 127 wraps
-// as it does in ORT (onnxruntime 1.23: qlinear_softmax.cc, QlinearSoftmaxCPU
-// <int8_t>), and the sum with the zero point wraps in 32 bits; the QDQ form
-// saturates to [output_min, output_max] as its QuantizeLinear does.
+// QLinearSoftmax's integer rule (p.integer_rule, as onnxruntime 1.31 runs it:
+// qlinear_softmax.cc, QlinearSoftmaxCPU): the quotient goes to an integer by
+// x86's cast (int32 for int8, uint32 for uint8; inf gives INT32_MIN or 0), the
+// zero point is added in 32 bits (wrapping), then int8 saturates to [-128, 127]
+// and uint8 is capped at 255.  ORT 1.23 capped int8 at 255 too, so a winner's
+// 128 wrapped to -128 (docs/numerics.md).  The QDQ form saturates in float to
+// [output_min, output_max] as its QuantizeLinear does.
 template <typename T>
 inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* out) {
   constexpr bool kSigned = QuantLimits<T>::kMin < 0;
@@ -959,12 +962,12 @@ inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* 
     for (int32_t i = 0; i < p.row_len; ++i) {
       const float e = table[static_cast<uint8_t>(x[i] + shift)];
       const float v = round_half_even((e * p.output_scale_inv) / sum);
-      if (p.wrap) {
+      if (p.integer_rule) {
         const uint32_t raw = kSigned ? static_cast<uint32_t>(x86_float_to_int32(v)) : x86_float_to_uint32(v);
         const uint32_t sum_zp = raw + static_cast<uint32_t>(p.output_zero_point);
         if (kSigned) {
           const int32_t q = static_cast<int32_t>(sum_zp);
-          y[i] = static_cast<T>(q > 255 ? 255 : q);
+          y[i] = static_cast<T>(q > 127 ? 127 : q < -128 ? -128 : q);
         } else {
           y[i] = static_cast<T>(sum_zp > 255u ? 255u : sum_zp);
         }

@@ -276,9 +276,10 @@ struct ConcatParams {
 // elements: the code generator makes the reduced axis (axes, for opset < 13)
 // innermost.  table: 256 floats from build_softmax_table(); output_scale_inv
 // is softmax_output_scale_inv(y_scale) (ORT: floor(1 / y_scale)).
-// wrap = 1: QLinearSoftmax's own rule (a result above 255 becomes 255, then
-// the cast to T wraps: int8 128 -> -128); wrap = 0: the QDQ form, whose
-// QuantizeLinear saturates, clamped to [output_min, output_max].
+// integer_rule = 1: QLinearSoftmax's own rule (x86's float-to-integer cast,
+// the zero point added in 32 bits, int8 saturated, uint8 capped at 255);
+// integer_rule = 0: the QDQ form, whose QuantizeLinear saturates, clamped in
+// float to [output_min, output_max].
 struct SoftmaxParams {
   int32_t rows;
   int32_t row_len;
@@ -286,7 +287,7 @@ struct SoftmaxParams {
   float output_scale_inv;
   int32_t output_min;
   int32_t output_max;
-  int32_t wrap;
+  int32_t integer_rule;
 };
 
 // ---------------------------------------------------------------------------
