@@ -7,6 +7,7 @@ such as inputs a previous run found, stay).
            models (size and live interval of each, in node order) and a few seeded random ones
   parse    sizes, compile command lines and planner CSV files
   memory   --memory descriptions, valid and broken
+  names    hostile names (newlines, "*/", quotes, control bytes, invalid UTF-8, keywords, 10 kB)
 
 and, for every target, the inputs in fuzz/regressions/<target>/: those that found a bug, kept so
 that every run replays them first.
@@ -74,7 +75,7 @@ def main():
     rng = random.Random(7)
 
     regressions = os.path.join(ROOT, "fuzz", "regressions")
-    for target in ("import", "planner", "parse", "memory"):
+    for target in ("import", "planner", "parse", "memory", "names"):
         folder = os.path.join(regressions, target)
         for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
             with open(os.path.join(folder, name), "rb") as f:
@@ -128,6 +129,20 @@ def main():
                 '{"regions": [{"name": "tiny", "size": 16}]}',
                 '{"regions": []}', '[]', '{"regions": [{"name": 3, "size": "1K"}]}']:
         put(memory, doc.encode())
+
+    # names: a model byte, then names separated by NUL (fuzz/names.cpp)
+    names = os.path.join(out, "names")
+    nasty = [b"node */ evil \n", b"x\nstatic int hook = (write_flash(), 0);//", b'"', b"\\", b"\\\n", b"??/",
+             b"??=", b"/*", b"*/", b"\r", b"\t", b"\x1b[31m", b"\x7f", b"\x01\x1f", b"\xe2\x80\xae", b"\xef\xbf\xbe",
+             b"\xff\xfe", b"\xc0\xaf", b"\xed\xa0\x80", b"\xc2\x85", b"<script>alert(1)</script>", b"]]>", b"&amp;",
+             b"int", b"class", b"namespace", b"tightfit", b"a-b", b"a_b", b"a.b", b"\xc3\xa9"]
+    for model in range(3):
+        for k in range(24):
+            picked = [rng.choice(nasty) for _ in range(rng.randint(1, 12))]
+            put(names, bytes([model]) + b"\0".join(picked))
+        put(names, bytes([model]) + b"\0".join(nasty))
+        piece = rng.choice([b"n", b"\n", b"*/"])
+        put(names, bytes([model]) + piece * (10240 // len(piece)))
 
 
 if __name__ == "__main__":

@@ -107,6 +107,28 @@ void check_opsets(const std::string& path, const onnx::ModelProto& model) {
     fail(path, fmt::format("opset {} is not supported (supported: {} to {})", default_opset, kMinOpset, kMaxOpset));
 }
 
+// Bounds on the graph's size before anything walks it: the later stages grow faster than
+// linearly in the nodes, and every name is repeated in the generated code and the report (a
+// tensor's name once per step where it is live).
+void check_size(const std::string& path, const onnx::GraphProto& graph) {
+  if (graph.node_size() > kMaxNodes)
+    fail(path, fmt::format("the graph has {} nodes, above the limit of {}", graph.node_size(), kMaxNodes));
+  auto check = [&](const char* what, const std::string& name) {
+    if (name.size() <= kMaxNameBytes) return;
+    fail(path, fmt::format("{} '{}...': a name of {} bytes, above the limit of {}", what, name.substr(0, 32),
+                           name.size(), kMaxNameBytes));
+  };
+  for (const auto& v : graph.input()) check("tensor", v.name());
+  for (const auto& v : graph.output()) check("tensor", v.name());
+  for (const auto& v : graph.value_info()) check("tensor", v.name());
+  for (const auto& t : graph.initializer()) check("tensor", t.name());
+  for (const auto& n : graph.node()) {
+    check("node", n.name());
+    for (const auto& t : n.input()) check("tensor", t);
+    for (const auto& t : n.output()) check("tensor", t);
+  }
+}
+
 std::string node_label(const onnx::NodeProto& n, int index) {
   return fmt::format("{} ({})", n.name().empty() ? fmt::format("{}_{}", n.op_type(), index) : n.name(), n.op_type());
 }
@@ -246,12 +268,16 @@ onnx::ModelProto load_model(const std::string& path) {
   // Protobuf would print its own complaints on stderr; our one line is enough.
   google::protobuf::SetLogHandler(nullptr);
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) fail(path, "not an ONNX model (the file does not parse as an ONNX protobuf; truncated?)");
+  // Protobuf refuses messages nested more than 100 deep (about 30 levels of If) as it refuses
+  // a truncated file or a length that runs past its message.
+  if (!model.ParseFromString(bytes))
+    fail(path, "not an ONNX model (the file does not parse as an ONNX protobuf; truncated, or nested too deep?)");
   if (!model.has_graph() || model.ir_version() <= 0)
     fail(path, "not an ONNX model (no graph or no IR version)");
   if (model.graph().node_size() == 0) fail(path, "the model's graph has no nodes");
 
   check_opsets(path, model);
+  check_size(path, model.graph());
   long long total = static_cast<long long>(bytes.size());
   for (auto& t : *model.mutable_graph()->mutable_initializer()) {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;

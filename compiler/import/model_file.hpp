@@ -3,6 +3,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstddef>
 #include <string>
 
 namespace tightfit::import {
@@ -16,6 +17,12 @@ constexpr int kMaxOpset = 17;
 // far above any microcontroller's flash, and it bounds the compiler's memory, which holds the
 // weights several times over (raw bytes, protobuf, IR, and about 5 bytes of C++ text per byte).
 constexpr long long kMaxModelBytes = 64LL << 20;
+
+// Graphs above this many nodes are refused (microcontroller models have hundreds at most; the
+// compile time grows faster than linearly in them), and so are node and tensor names above this
+// many bytes (each is repeated in the outputs: a tensor's name once per step where it is live).
+constexpr int kMaxNodes = 10000;
+constexpr std::size_t kMaxNameBytes = 16384;
 
 // Reads `path`, inlines external data (only from files inside the model's folder), checks the
 // opsets, sorts the nodes topologically (refusing cycles and inputs nobody produces), runs ONNX's

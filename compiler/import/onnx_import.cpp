@@ -71,8 +71,22 @@ class Importer : public Translator {
     passes::conv1x1_to_fully_connected(out_);
     passes::fuse_channel_shuffles(out_);
     passes::prune_unused_tensors(out_);
+    distinct_node_names();
     passes::verify(out_);
     return std::move(out_);
+  }
+
+  // Later stages name nodes (a tiled stage lists its nodes by name), but ONNX only asks node
+  // names to be unique, and "<op>_<index>" may be a named node's name too: a name met again
+  // becomes "name (2)", "name (3)", ... (a name never used before).
+  void distinct_node_names() {
+    std::set<std::string> used;
+    for (ir::Node& n : out_.nodes) {
+      std::string name = n.name;
+      for (int k = 2; used.count(name); ++k) name = fmt::format("{} ({})", n.name, k);
+      n.name = name;
+      used.insert(name);
+    }
   }
 
  private:
