@@ -171,7 +171,8 @@ class Emitter : public Emission {
         const int buffer = lt_.tensor_buffer[b.tensor];
         const plan::Placement& at = plan_.placements[buffer];
         const std::string a = arena_name(at.region);
-        h += fmt::format("inline {0}* {1}_{2}(std::uint8_t* {3} = {3}_storage) {{ return reinterpret_cast<{0}*>({3} + {4}); }}\n",
+        // Through void*: the buffer's offset is a multiple of its element's size (-Wcast-align).
+        h += fmt::format("inline {0}* {1}_{2}(std::uint8_t* {3} = {3}_storage) {{ return static_cast<{0}*>(static_cast<void*>({3} + {4})); }}\n",
                          b.what == "input" ? type : "const " + type, b.what, b.index, a, at.offset);
       }
       const std::string holder = options_.io_in_arena ? arena_name(plan_.placements[lt_.tensor_buffer[b.tensor]].region) : "";
@@ -197,8 +198,8 @@ class Emitter : public Emission {
       std::string target;
       if (options_.io_in_arena) {
         const plan::Placement& at = plan_.placements[lt_.tensor_buffer[b.tensor]];
-        target = fmt::format("reinterpret_cast<{}{}*>({} + {})", input ? "" : "const ", type, arena_name(at.region),
-                             at.offset);
+        target = fmt::format("static_cast<{0}{1}*>(static_cast<{0}void*>({2} + {3}))", input ? "" : "const ", type,
+                             arena_name(at.region), at.offset);
       } else {
         target = input ? "input" : "output";
       }

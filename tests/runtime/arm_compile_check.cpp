@@ -5,6 +5,7 @@
 
 namespace tightfit {
 
+// NOLINTBEGIN(bugprone-macro-parentheses): T and TW are types; a parenthesized type is no template argument
 #define TIGHTFIT_INSTANTIATE_ACTIVATION(T)                                                          \
   template void max_pool<T>(const MaxPoolParams&, const T*, T*);                                   \
   template void average_pool<T>(const AveragePoolParams&, const T*, T*);                           \
@@ -34,6 +35,8 @@ namespace tightfit {
   template void conv_accumulate<T, TW>(const ConvParams&, const T*, const TW*, int32_t*);               \
   template void matmul_accumulate<T, TW>(const MatMulParams&, const T*, const TW*, int32_t*);           \
   template void matmul_requantize<T, TW>(const MatMulParams&, const T*, const TW*, const float*, T*);
+
+// NOLINTEND(bugprone-macro-parentheses)
 
 TIGHTFIT_INSTANTIATE_ACTIVATION(int8_t)
 TIGHTFIT_INSTANTIATE_ACTIVATION(uint8_t)

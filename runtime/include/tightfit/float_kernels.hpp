@@ -12,6 +12,7 @@
 // the bound this gives against ORT.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tightfit/params.hpp"
@@ -142,9 +143,10 @@ inline float eigen_sum(const float* x, int32_t size, int32_t misalignment) {
     for (int32_t i = 1; i < size; ++i) sum += x[i];
     return sum;
   }
-  float p0[4], p1[4];
+  float p0[4];
   for (int k = 0; k < 4; ++k) p0[k] = x[start + k];
   if (aligned_size > 4) {
+    float p1[4];
     for (int k = 0; k < 4; ++k) p1[k] = x[start + 4 + k];
     for (int32_t i = start + 8; i < end2; i += 8)
       for (int k = 0; k < 4; ++k) {
@@ -167,7 +169,7 @@ inline float eigen_sum(const float* x, int32_t size, int32_t misalignment) {
 // contiguous elements, each summed as ORT's Eigen sum does (detail::eigen_sum), divided by the count.
 inline void reduce_mean_float_rows(int32_t rows, int32_t count, const float* in, float* out) {
   const float n = static_cast<float>(count);
-  for (int32_t r = 0; r < rows; ++r) out[r] = detail::eigen_sum(in + r * count, count, (r * count) & 3) / n;
+  for (int32_t r = 0; r < rows; ++r) out[r] = detail::eigen_sum(in + static_cast<std::ptrdiff_t>(r) * count, count, (r * count) & 3) / n;
 }
 
 // ONNX ReduceMean on float32 over any other axes (the fields of ReduceMeanParams past `count`
@@ -179,13 +181,13 @@ inline void reduce_mean_float(const ReduceMeanParams& p, const float* in, float*
     for (int32_t i1 = 0; i1 < p.kept_dims[1]; ++i1)
       for (int32_t i2 = 0; i2 < p.kept_dims[2]; ++i2)
         for (int32_t i3 = 0; i3 < p.kept_dims[3]; ++i3) {
-          const float* x = in + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2] + i3 * p.in_strides[3];
+          const float* x = in + (i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2] + i3 * p.in_strides[3]);
           float sum = -0.0f;  // -0 + x is x exactly: the same as starting from the first element
           for (int32_t j0 = 0; j0 < p.reduced_dims[0]; ++j0)
             for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1)
               for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
-                const float* r = x + j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2];
-                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) sum += r[j3 * p.in_strides[3]];
+                const float* r = x + (j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2]);
+                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) sum += r[static_cast<std::ptrdiff_t>(j3) * p.in_strides[3]];
               }
           out[i0 * p.out_strides[0] + i1 * p.out_strides[1] + i2 * p.out_strides[2] + i3 * p.out_strides[3]] = sum / count;
         }

@@ -33,6 +33,7 @@ inline BroadcastForm binary_broadcast_form(const int64_t* a_shape, int a_rank, c
   for (int d = rank - 1; d >= 0; --d) {
     const int da = d - (rank - a_rank);
     const int db = d - (rank - b_rank);
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: da < 0 when a_rank < b_rank
     const int64_t a_dim = da >= 0 ? a_shape[da] : 1;
     const int64_t b_dim = db >= 0 ? b_shape[db] : 1;
     if (a_dim <= 1 && b_dim <= 1) continue;  // ORT merges dims where both are 1

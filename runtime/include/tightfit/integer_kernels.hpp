@@ -14,6 +14,7 @@
 // except requantize_accumulator()'s, by requantize_accumulator_distance(). Included by kernels.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tightfit/numerics.hpp"
@@ -59,7 +60,7 @@ inline void conv_accumulate(const ConvParams& p, const T* in, const TW* weights,
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        int32_t* y = out + ((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
+        int32_t* y = out + static_cast<std::ptrdiff_t>((b * p.out_h + oy) * p.out_w + ox) * p.out_c;
         for (int32_t oc = 0; oc < p.out_c; ++oc) {
           const int32_t first_ic = (oc / group_out_c) * group_in_c;
           int32_t acc = 0;
@@ -88,7 +89,7 @@ inline void matmul_accumulate(const MatMulParams& p, const T* in, const TW* weig
     const TW* wb = weights + b * p.out_features * p.in_features;
     for (int32_t r = 0; r < p.rows; ++r) {
       const T* x = in + (b * p.rows + r) * p.in_features;
-      int32_t* y = out + (b * p.rows + r) * p.out_features;
+      int32_t* y = out + static_cast<std::ptrdiff_t>(b * p.rows + r) * p.out_features;
       for (int32_t o = 0; o < p.out_features; ++o)
         y[o] = detail::centred_dot(x, wb + o * p.in_features, p.in_features, p.input_zero_point, p.weight_zero_point);
     }

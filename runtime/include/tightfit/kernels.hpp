@@ -84,9 +84,12 @@ namespace tightfit {
 
 // Typed view of an arena offset, for generated code:
 //   tightfit::conv(p, tightfit::at<int8_t>(arena, 0), w, b, m, tightfit::at<int8_t>(arena, 4096));
+// The planner places every buffer on a multiple of its element's size (int32_t and float on 4
+// bytes) in an arena aligned to kArenaAlignment, so the cast through void* is sound (a direct
+// cast from uint8_t* warns under -Wcast-align on the cores with strict alignment).
 template <typename T>
 inline T* at(uint8_t* arena, uint32_t offset) {
-  return reinterpret_cast<T*>(arena + offset);
+  return static_cast<T*>(static_cast<void*>(arena + offset));
 }
 
 // An overlap distance meaning: the output may not overlap that input.
@@ -121,8 +124,8 @@ struct WindowGeometry {
 // The first in-image tap of a window axis starting at `start`, or -1 when none is inside.
 constexpr int32_t first_tap_inside(int32_t start, int32_t dilation, int32_t kernel, int32_t extent) {
   const int32_t lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
-  const int32_t at = start + lo * dilation;
-  return lo < kernel && at < extent ? at : -1;
+  const int32_t tap = start + lo * dilation;
+  return lo < kernel && tap < extent ? tap : -1;
 }
 
 // The distance of a window kernel that writes each output pixel's out_c bytes in turn. For its
@@ -178,10 +181,10 @@ constexpr int32_t dsp_matmul_distance(int32_t rows, int32_t k, int32_t n) {
     const bool more_rows = r + 2 < rows;
     if (last_open_pair >= 0) note(y + n + last_open_pair + 1, x);
     if (n % 2 == 0) {
-      if (more_rows) note(y + 2 * n - 1, x + 2 * k);
+      if (more_rows) note(y + 2 * int64_t{n} - 1, x + 2 * int64_t{k});
     } else {
       note(y + n - 1, x + k);
-      if (more_rows) note(y + 2 * n - 1, x + 2 * k);
+      if (more_rows) note(y + 2 * int64_t{n} - 1, x + 2 * int64_t{k});
     }
   }
   if (r < rows && last_open_pair >= 0)
@@ -250,13 +253,13 @@ constexpr int32_t dsp_matmul_up_distance(int32_t rows, int32_t k, int32_t n) {
   const bool open_pairs = n % 2 == 0 ? n >= 4 : n >= 3;  // pairs of channels before the last write
   for (int32_t r = rows - 2; r >= 0; r -= 2) {
     const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
-    const int64_t pair_top = x + 2 * k - 1, below = x - 1;  // below: the rows still to do, if r > 0
+    const int64_t pair_top = x + 2 * int64_t{k} - 1, below = x - 1;  // below: the rows still to do, if r > 0
     if (open_pairs) note(y, pair_top);
     if (n % 2 == 0) {
       if (r > 0) note(y + n - 2, below);
     } else {
       note(y + n - 1, pair_top);
-      if (r > 0) note(y + 2 * n - 1, below);
+      if (r > 0) note(y + 2 * int64_t{n} - 1, below);
     }
   }
   if (rows % 2 == 1 && open_pairs) note(0, k - 1);
@@ -967,6 +970,7 @@ inline void softmax(const SoftmaxParams& p, const float* table, const T* in, T* 
         const uint32_t sum_zp = raw + static_cast<uint32_t>(p.output_zero_point);
         if (kSigned) {
           const int32_t q = static_cast<int32_t>(sum_zp);
+          // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: q is negative for sum_zp >= 2^31
           y[i] = static_cast<T>(q > 127 ? 127 : q < -128 ? -128 : q);
         } else {
           y[i] = static_cast<T>(sum_zp > 255u ? 255u : sum_zp);
@@ -1027,7 +1031,7 @@ inline void transpose(const TransposeParams& p, const T* in, T* out) {
     for (int32_t i1 = 0; i1 < out_dims[1]; ++i1) {
       for (int32_t i2 = 0; i2 < out_dims[2]; ++i2) {
         const T* base = in + i0 * strides[0] + i1 * strides[1] + i2 * strides[2];
-        for (int32_t i3 = 0; i3 < out_dims[3]; ++i3, ++o) out[o] = base[i3 * strides[3]];
+        for (int32_t i3 = 0; i3 < out_dims[3]; ++i3, ++o) out[o] = base[static_cast<std::ptrdiff_t>(i3) * strides[3]];
       }
     }
   }
@@ -1042,7 +1046,7 @@ inline void slice(const SliceParams& p, const T* in, T* out) {
     for (int32_t i1 = 0; i1 < p.out_dims[1]; ++i1) {
       for (int32_t i2 = 0; i2 < p.out_dims[2]; ++i2) {
         const T* row = in + p.offset + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2];
-        for (int32_t i3 = 0; i3 < p.out_dims[3]; ++i3, ++o) out[o] = row[i3 * p.in_strides[3]];
+        for (int32_t i3 = 0; i3 < p.out_dims[3]; ++i3, ++o) out[o] = row[static_cast<std::ptrdiff_t>(i3) * p.in_strides[3]];
       }
     }
   }
@@ -1091,7 +1095,7 @@ inline void reduce_mean(const ReduceMeanParams& p, const T* in, T* out) {
             for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1) {
               for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
                 const T* r = x + j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2];
-                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) acc += static_cast<int32_t>(r[j3 * p.in_strides[3]]);
+                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) acc += static_cast<int32_t>(r[static_cast<std::ptrdiff_t>(j3) * p.in_strides[3]]);
               }
             }
           }

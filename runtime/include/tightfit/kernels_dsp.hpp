@@ -83,6 +83,7 @@ struct Widen<int8_t> {
 
 template <>
 struct Widen<uint8_t> {
+  // NOLINTNEXTLINE(bugprone-narrowing-conversions): GCC's arm_acle.h takes uint8x4_t here, clang's int8x4_t
   static int32_t lo(int32_t x) { return static_cast<int32_t>(__uxtb16(static_cast<uint32_t>(x))); }
   static int32_t hi(int32_t x) {
     int32_t r;
@@ -90,6 +91,7 @@ struct Widen<uint8_t> {
     return r;
   }
   static int32_t lo(int32_t off, int32_t x) {
+    // NOLINTNEXTLINE(bugprone-narrowing-conversions): GCC's arm_acle.h takes uint16x2_t, uint8x4_t, clang's signed types
     return static_cast<int32_t>(__uxtab16(static_cast<uint32_t>(off), static_cast<uint32_t>(x)));
   }
   static int32_t hi(int32_t off, int32_t x) {
@@ -611,17 +613,17 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
           }
         }
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
-        const int32_t* const words = reinterpret_cast<const int32_t*>(patch);
         int32_t oc = 0;
         for (; oc + 2 <= p.out_c; oc += 2) {
           const TW* w0 = weights + oc * len;
           int32_t a0 = o.base(oc), a1 = o.base(oc + 1);
-          const int32_t* pw = words;
+          // Read as words (pairs of 16-bit elements) by memcpy, never through an int32_t pointer.
+          const int16_t* pw = patch;
           for (int32_t j = 0; j < chunks; ++j) {
             int32_t pl, ph;
             __builtin_memcpy(&pl, pw, 4);
-            __builtin_memcpy(&ph, pw + 1, 4);
-            pw += 2;
+            __builtin_memcpy(&ph, pw + 2, 4);
+            pw += 4;
             int32_t w0l, w0h, w1l, w1h;
             simd::widen_weights<TW, kWeightOffset>(simd::load4(w0), wo, w0l, w0h);
             simd::widen_weights<TW, kWeightOffset>(simd::load4(w0 + len), wo, w1l, w1h);
@@ -644,8 +646,8 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
           int32_t a0 = o.base(oc);
           for (int32_t j = 0; j < chunks; ++j) {
             int32_t pl, ph, w0l, w0h;
-            __builtin_memcpy(&pl, words + 2 * j, 4);
-            __builtin_memcpy(&ph, words + 2 * j + 1, 4);
+            __builtin_memcpy(&pl, patch + 4 * j, 4);
+            __builtin_memcpy(&ph, patch + 4 * j + 2, 4);
             simd::widen_weights<TW, kWeightOffset>(simd::load4(w0 + 4 * j), wo, w0l, w0h);
             a0 = __smlad(pl, w0l, a0);
             a0 = __smlad(ph, w0h, a0);

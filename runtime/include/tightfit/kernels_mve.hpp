@@ -118,9 +118,9 @@ inline int32_t sum(int32_t a, uint8x16_t v) { return static_cast<int32_t>(vaddva
 // Narrowing store of the low byte of 4 (or `count`, 1 to 4) 32-bit lanes.
 inline void store4(int8_t* y, int32x4_t q) { vstrbq_s32(y, q); }
 inline void store4(uint8_t* y, int32x4_t q) { vstrbq_u32(y, vreinterpretq_u32_s32(q)); }
-inline void store4(int8_t* y, int32x4_t q, int32_t count) { vstrbq_p_s32(y, q, vctp32q(count)); }
+inline void store4(int8_t* y, int32x4_t q, int32_t count) { vstrbq_p_s32(y, q, vctp32q(static_cast<uint32_t>(count))); }
 inline void store4(uint8_t* y, int32x4_t q, int32_t count) {
-  vstrbq_p_u32(y, vreinterpretq_u32_s32(q), vctp32q(count));
+  vstrbq_p_u32(y, vreinterpretq_u32_s32(q), vctp32q(static_cast<uint32_t>(count)));
 }
 
 }  // namespace lanes
@@ -141,7 +141,7 @@ struct Output {
 
   template <typename T>
   void store(int32x4_t acc, int32_t c, int32_t count, T* y) const {
-    const mve_pred16_t m = vctp32q(count);
+    const mve_pred16_t m = vctp32q(static_cast<uint32_t>(count));
     if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, m));
     const float32x4_t scale = per_channel ? vldrwq_z_f32(multipliers + c, m) : vdupq_n_f32(multipliers[0]);
     int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scale));
@@ -170,8 +170,8 @@ struct Output {
       even_scale = vldrwq_gather_shifted_offset_f32(multipliers + c, every_other);
       odd_scale = vldrwq_gather_shifted_offset_f32(multipliers + c + 1, every_other);
     } else {
-      even_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c, every_other, vctp32q((count + 1) >> 1));
-      odd_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c + 1, every_other, vctp32q(count >> 1));
+      even_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c, every_other, vctp32q(static_cast<uint32_t>((count + 1) >> 1)));
+      odd_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c + 1, every_other, vctp32q(static_cast<uint32_t>(count >> 1)));
     }
     const int32x4_t e = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(even), even_scale)), lo), hi);
     const int32x4_t o = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(odd), odd_scale)), lo), hi);
@@ -180,13 +180,13 @@ struct Output {
       if (count == 8) {
         vstrbq_s16(y + c, q);
       } else {
-        vstrbq_p_s16(y + c, q, vctp16q(count));
+        vstrbq_p_s16(y + c, q, vctp16q(static_cast<uint32_t>(count)));
       }
     } else {
       if (count == 8) {
         vstrbq_u16(y + c, vreinterpretq_u16_s16(q));
       } else {
-        vstrbq_p_u16(y + c, vreinterpretq_u16_s16(q), vctp16q(count));
+        vstrbq_p_u16(y + c, vreinterpretq_u16_s16(q), vctp16q(static_cast<uint32_t>(count)));
       }
     }
   }
@@ -204,7 +204,7 @@ inline int32_t row_sum(const T* x, int32_t n) {
   int32_t s = 0;
   int32_t i = 0;
   for (; i + 16 <= n; i += 16) s = lanes::sum(s, lanes::load_as<TW>(x + i));
-  if (i < n) s = lanes::sum(s, lanes::load_as<TW>(x + i, vctp8q(n - i)));
+  if (i < n) s = lanes::sum(s, lanes::load_as<TW>(x + i, vctp8q(static_cast<uint32_t>(n - i))));
   return s;
 }
 
@@ -254,7 +254,7 @@ inline void over_row(const T* x, const TW* w0, const TW* w1, const TW* w2, const
     step(lanes::load_as<TW>(x + i), lanes::load(w0 + i), lanes::load(w1 + i), lanes::load(w2 + i),
          lanes::load(w3 + i));
   if (i < n) {
-    const mve_pred16_t m = vctp8q(n - i);
+    const mve_pred16_t m = vctp8q(static_cast<uint32_t>(n - i));
     step(lanes::load_as<TW>(x + i, m), lanes::load(w0 + i, m), lanes::load(w1 + i, m), lanes::load(w2 + i, m),
          lanes::load(w3 + i, m));
   }
@@ -337,8 +337,11 @@ inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c,
   for (int32_t c = 0; c < out_c; c += 4) {
     const int32_t count = out_c - c < 4 ? out_c - c : 4;
     const TW* w0 = w + c * n;
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: count is out_c - c >= 1 here
     const TW* w1 = count > 1 ? w0 + n : w0;
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: count is out_c - c >= 1 here
     const TW* w2 = count > 2 ? w0 + 2 * n : w0;
+    // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: count is out_c - c >= 1 here
     const TW* w3 = count > 3 ? w0 + 3 * n : w0;
     Sums4 r;
     using V = decltype(lanes::load(w0));
@@ -376,7 +379,7 @@ inline void dot_2x2(const T* x0, const T* x1, const TW* w0, const TW* w1, int32_
     x0 += 16, x1 += 16, w0 += 16, w1 += 16;
   }
   if (tail != 0) {
-    const mve_pred16_t m = vctp8q(tail);
+    const mve_pred16_t m = vctp8q(static_cast<uint32_t>(tail));
     step_2x2(lanes::load_as<TW>(x0, m), lanes::load_as<TW>(x1, m), lanes::load(w0, m), lanes::load(w1, m), r);
   }
 }
@@ -388,6 +391,7 @@ inline void dot_2x2(const T* x0, const T* x1, const TW* w0, const TW* w1, int32_
 // of each group of kStartChannels recomputed for every pair of rows.
 constexpr int32_t kStartChannels = 64;
 
+// NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): start[0, count) is read only after fill() wrote it
 struct PairStarts {
   alignas(16) int32_t start[kStartChannels];
   int32_t first = 0, count = 0;  // the channels held: [first, first + count)
@@ -506,12 +510,12 @@ inline void copy16(void* to, const void* from, mve_pred16_t m) {
 // n bytes copied (XORed with kXor) or set, 16 at a time (the last vector predicated).
 template <uint8_t kXor, typename T, typename TW>
 inline void copy_bytes(TW* to, const T* from, int32_t n) {
-  for (int32_t i = 0; i < n; i += 16) copy16<kXor>(to + i, from + i, vctp8q(n - i));
+  for (int32_t i = 0; i < n; i += 16) copy16<kXor>(to + i, from + i, vctp8q(static_cast<uint32_t>(n - i)));
 }
 template <typename T>
 inline void fill_bytes(T* to, int32_t n, T value) {
   const uint8x16_t v = vdupq_n_u8(static_cast<uint8_t>(value));
-  for (int32_t i = 0; i < n; i += 16) vstrbq_p_u8(reinterpret_cast<uint8_t*>(to + i), v, vctp8q(n - i));
+  for (int32_t i = 0; i < n; i += 16) vstrbq_p_u8(reinterpret_cast<uint8_t*>(to + i), v, vctp8q(static_cast<uint32_t>(n - i)));
 }
 
 namespace impl {
@@ -613,9 +617,9 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
         }
         for (; c < channels; c += 8) {
           const int32_t count = channels - c < 8 ? channels - c : 8;
-          Depthwise8 r{o.bias_every_other(c, vctp32q((count + 1) >> 1)),
-                       o.bias_every_other(c + 1, vctp32q(count >> 1))};
-          depthwise_taps<true, true>(t, c, zx, zw, vctp16q(count), r);
+          Depthwise8 r{o.bias_every_other(c, vctp32q(static_cast<uint32_t>((count + 1) >> 1))),
+                       o.bias_every_other(c + 1, vctp32q(static_cast<uint32_t>(count >> 1)))};
+          depthwise_taps<true, true>(t, c, zx, zw, vctp16q(static_cast<uint32_t>(count)), r);
           o.store_8(r.even, r.odd, c, count, y);
         }
       }
@@ -645,7 +649,7 @@ inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy
     const T* x = in + ((b * p.in_h + iy0) * p.in_w + ix0) * p.in_c;
     const int32_t x_step = p.dilation_h * p.in_w * p.in_c;
     if (row_bytes <= 16) {
-      const mve_pred16_t m = vctp8q(row_bytes);
+      const mve_pred16_t m = vctp8q(static_cast<uint32_t>(row_bytes));
       for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step) copy16<kXor>(e, x, m);
     } else {
       for (int32_t ky = 0; ky < p.kernel_h; ++ky, e += row_bytes, x += x_step) copy_bytes<kXor>(e, x, row_bytes);
@@ -752,8 +756,11 @@ inline void conv_runs(const ConvParams& p, const T* in, const TW* weights, const
         for (int32_t c = 0; c < p.out_c; c += 4) {
           const int32_t count = p.out_c - c < 4 ? p.out_c - c : 4;
           const TW* w0 = weights + c * len + w_first;
+          // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: count is out_c - c >= 1 here
           const TW* w1 = count > 1 ? w0 + len : w0;
+          // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: count is out_c - c >= 1 here
           const TW* w2 = count > 2 ? w0 + 2 * len : w0;
+          // cppcheck-suppress knownConditionTrueFalse ; cppcheck 2.10 false positive: count is out_c - c >= 1 here
           const TW* w3 = count > 3 ? w0 + 3 * len : w0;
           Sums4 s;
           using V = decltype(lanes::load(w0));
@@ -791,7 +798,7 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
     T* y = out + b * p.channels;
     for (int32_t c = 0; c < p.channels; c += 8) {
       const int32_t count = p.channels - c < 8 ? p.channels - c : 8;
-      const mve_pred16_t m = vctp16q(count);
+      const mve_pred16_t m = vctp16q(static_cast<uint32_t>(count));
       int32x4_t even = vdupq_n_s32(start), odd = even;
       for (int32_t first = 0; first < p.image_size; first += kRun) {
         const int32_t n = p.image_size - first < kRun ? p.image_size - first : kRun;

@@ -35,8 +35,8 @@ namespace v6m {
 template <typename T, typename TW>
 inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, int32_t zw, int32_t& a0,
                  int32_t& a1) {
-  const int32_t pairs = n & ~1;
 #if defined(__OPTIMIZE__)
+  const int32_t pairs = n & ~1;
   if (pairs > 0 && zw == 0) {
     // i runs from -pairs up to 0 over pointers to the ends: one ADDS both steps and tests.
     const T* xe = x + pairs;
