@@ -82,13 +82,12 @@ def models_of(names):
         if names and name not in names:
             continue
         inputs = [os.path.join(ROOT, "models", p) for p in entry["samples"][0]["inputs"]]
-        models.append(dict(name=name, file=os.path.join(ROOT, "models", entry["file"]), inputs=inputs,
-                           pin_batch="symbatch" in name))
+        models.append(dict(name=name, file=os.path.join(ROOT, "models", entry["file"]), inputs=inputs))
     return models
 
 
 def macs_of(tightfit, model):
-    command = [tightfit, "inspect", model["file"], "--json"] + (["--pin-batch"] if model["pin_batch"] else [])
+    command = [tightfit, "inspect", model["file"], "--json"]
     doc = json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE).stdout)
     return doc["totals"]["macs"]
 
@@ -106,8 +105,6 @@ def build_and_run(args, tightfit, model, board, variant, profile=False):
         f"-DTIGHTFIT_PORTABLE_KERNELS={'ON' if variant == 'portable' else 'OFF'}",
         f"-DTIGHTFIT_PROFILE={'ON' if profile else 'OFF'}",
     ]
-    if model["pin_batch"]:
-        options.append("-DTIGHTFIT_COMPILE_OPTIONS=--pin-batch")
     os.makedirs(args.work, exist_ok=True)
     run(options, build + ".configure.log")
     run(["cmake", "--build", build], build + ".build.log")

@@ -16,11 +16,9 @@ for board in mps2-an386:cortex-m4 mps2-an500:cortex-m7; do
     inputs=()
     for npy in "$root"/models/"$base".input_*.npy; do [ -e "$npy" ] && inputs+=(--input "$npy"); done
     [ ${#inputs[@]} -gt 0 ] || continue
-    extra=()
-    case "$base" in *symbatch*) extra=(--pin-batch) ;; esac
     dir="$work/${board%%:*}/$base"
     mkdir -p "$dir"
-    if ! "$build/compiler/tightfit" run "$model" "${inputs[@]}" "${extra[@]}" --target "${board%%:*}" \
+    if ! "$build/compiler/tightfit" run "$model" "${inputs[@]}" --target "${board%%:*}" \
          --output-dir "$dir/out" --build-dir "$dir/build" > "$dir.log" 2>&1; then
       echo "$base on ${board%%:*}: tightfit run failed (log: $dir.log)"; status=1; continue
     fi

@@ -43,7 +43,7 @@ def inputs_of(name):
 
 def least_tiling_level(tightfit, model, work):
     """The least arena of the model's RAM-against-cost table when it is a tiling level, else None."""
-    r = subprocess.run([tightfit, 'compile', model, '-o', work, '--name', 'm', '--target', 'none', '-q', '--pin-batch'],
+    r = subprocess.run([tightfit, 'compile', model, '-o', work, '--name', 'm', '--target', 'none', '-q'],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return None
@@ -58,7 +58,7 @@ def profile(tightfit, model, board, work, cap):
     """(samples, measured total) of one run: a sample per kernel call."""
     name = os.path.basename(model).split('.')[0]
     cmd = [tightfit, 'run', model, '--output-dir', os.path.join(work, 'out'), '--build-dir', os.path.join(work, 'build'),
-           '--target', board, '--profile', '--name', 'm', '--pin-batch', '--input'] + inputs_of(name)
+           '--target', board, '--profile', '--name', 'm', '--input'] + inputs_of(name)
     if cap is not None:
         cmd += ['--max-ram', str(cap)]
     r = subprocess.run(cmd, capture_output=True, text=True)

@@ -12,10 +12,8 @@ csv_dir=$(mktemp -d)
 trap 'rm -rf "$csv_dir"' EXIT
 for model in "$root"/models/*.onnx; do
   name=$(basename "$model" .onnx)
-  extra=()
-  case "$name" in *symbatch*) extra=(--pin-batch) ;; esac
   "$build/compiler/tightfit" compile "$model" -o "$csv_dir/out/$name" --name "${name//./_}" --quiet \
-    --plan-csv "$csv_dir/$name.csv" "${extra[@]}"
+    --plan-csv "$csv_dir/$name.csv"
 done
 "$build/bench/planner_bench" "$csv_dir"
 echo

@@ -11,9 +11,7 @@ echo "| model | nodes | file-order bound | reordered bound | arena, file order |
 echo "|---|---:|---:|---:|---:|---:|---:|---|"
 for model in "$root"/models/*.onnx; do
   name=$(basename "$model" .onnx)
-  extra=()
-  case "$name" in *symbatch*) extra=(--pin-batch) ;; esac
-  "$build/compiler/tightfit" compile "$model" -o "$out/$name" --name report --quiet "${extra[@]}"
+  "$build/compiler/tightfit" compile "$model" -o "$out/$name" --name report --quiet
   python3 - "$out/$name/report.report.json" "$name" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

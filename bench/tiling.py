@@ -50,8 +50,7 @@ TARGETS = {'mobilenet_v1_025': 27648, 'mobilenet_v2_035': None, 'squeezenet1_1':
 def compile_report(tightfit, model, out, flags):
     """`tightfit compile` into out; (exit status, report or None, first line of the error)."""
     shutil.rmtree(out, ignore_errors=True)
-    extra = ['--pin-batch'] if 'symbatch' in model else []
-    r = subprocess.run([tightfit, 'compile', model, '-o', out, '--name', 'm', '--target', 'none', '--quiet', *extra, *flags],
+    r = subprocess.run([tightfit, 'compile', model, '-o', out, '--name', 'm', '--target', 'none', '--quiet', *flags],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     path = os.path.join(out, 'm.report.json')
     report = json.load(open(path)) if r.returncode == 0 and os.path.exists(path) else None
@@ -100,9 +99,8 @@ def measure(tightfit, model, inputs, work, io):
 def run_model(tightfit, model, inputs, out, flags, target=None):
     """`tightfit run`; (outputs as bytes, instructions per inference or None, error line)."""
     shutil.rmtree(out, ignore_errors=True)
-    extra = ['--pin-batch'] if 'symbatch' in model else []
     cmd = [tightfit, 'run', model, '--output-dir', os.path.join(out, 'out'), '--build-dir', os.path.join(out, 'build'),
-           *extra, *flags]
+           *flags]
     for x in inputs:
         cmd += ['--input', x]
     if target:

@@ -26,7 +26,8 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_option("--alignment", c.alignment,
                  "Alignment of every buffer in bytes (default 4, and 1 for int8 buffers when the cap needs it)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
-  cmd.add_flag("--pin-batch", c.pin_batch, "Pin a symbolic batch dimension to 1");
+  // Older scripts pass it: a symbolic batch was refused without it, and is pinned to 1 now.
+  cmd.add_flag("--pin-batch", "Accepted and ignored: a symbolic batch dimension is pinned to 1")->group("");
   cmd.add_flag("--no-reorder", o.no_reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");
   cmd.add_flag("--no-overlap", o.no_overlap,
                "Never let a kernel's output overlap the input it consumes (default: it may, at the kernel's distance)");

@@ -1,4 +1,4 @@
-// `tightfit inspect MODEL.onnx [--json] [--pin-batch]`: imports the model and shows the integer
+// `tightfit inspect MODEL.onnx [--json]`: imports the model and shows the integer
 // IR it became, node by node (operator, tensors with shape, dtype and quantization, MACs,
 // weight bytes), then the totals.
 #include <CLI/CLI.hpp>
@@ -22,7 +22,6 @@ namespace {
 struct InspectOptions {
   std::string model;
   bool json = false;
-  bool pin_batch = false;
 };
 
 std::string shape_text(const ir::Tensor& t) {
@@ -78,6 +77,8 @@ void print_text(const ir::Graph& g) {
   fmt::print("{}: nodes {}, inputs {}, outputs {}\n", model_text::shown(g.source), g.nodes.size(), g.inputs.size(), g.outputs.size());
   for (auto id : g.inputs) print_tensor_line(g, "in", id);
   for (auto id : g.outputs) print_tensor_line(g, "out", id);
+  for (const std::string& input : g.batch_pinned)
+    fmt::print("    input '{}': symbolic batch (dimension 0) pinned to 1\n", model_text::shown(input));
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
     fmt::print("\n{:>3}  {:<17} {:<28} from {}\n", i, ir::op_name(n.op), fit(model_text::shown(n.name), 28), fit(model_text::shown(n.onnx_op), 40));
@@ -129,6 +130,7 @@ void print_json(const ir::Graph& g) {
       {"model", g.source},
       {"inputs", inputs},
       {"outputs", outputs},
+      {"batch_pinned", g.batch_pinned},
       {"nodes", nodes},
       {"unsupported", nlohmann::json::array()},  // as after a refusal: here, none
       {"totals",
@@ -162,14 +164,13 @@ void add_inspect_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("inspect", "Import a quantized ONNX model and show its integer IR, node by node");
   cmd->add_option("model", options->model, "The ONNX model (.onnx)")->required();
   cmd->add_flag("--json", options->json, "Print JSON instead of text");
-  cmd->add_flag("--pin-batch", options->pin_batch, "Fix a symbolic first (batch) dimension of the inputs to 1");
+  // Older scripts pass it: a symbolic batch was refused without it, and is pinned to 1 now.
+  cmd->add_flag("--pin-batch", "Accepted and ignored: a symbolic batch dimension is pinned to 1")->group("");
   cmd->callback([options] {
-    import::Options import_options;
-    import_options.pin_batch = options->pin_batch;
-    if (!options->json) return print_text(import::import_onnx(options->model, import_options));
+    if (!options->json) return print_text(import::import_onnx(options->model));
     ir::Graph graph;
     try {
-      graph = import::import_onnx(options->model, import_options);
+      graph = import::import_onnx(options->model);
     } catch (const Error& e) {
       print_refusal_json(options->model, e);
       throw;  // the one-line error and the exit status, as without --json

@@ -331,7 +331,6 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   const fs::path root = source_dir();
   std::string inputs, extra;
   for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
-  if (compile.pin_batch) extra += "--pin-batch;";
   if (!compile.io_in_arena) extra += "--io-outside;";
   if (!compile.overlap) extra += "--no-overlap;";
   if (!compile.fold_pad) extra += "--no-fold-pad;";

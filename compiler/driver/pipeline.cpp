@@ -743,6 +743,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
           {"cap_bytes", cap},
           {"weights_bytes", code.weights_bytes},
           {"io_in_arena", options.io_in_arena},
+          {"batch_pinned", m.graph.batch_pinned},
           {"alignment",
            {{"bytes", m.alignment.bytes},
             {"source", m.alignment.source},
@@ -803,9 +804,7 @@ struct Imported {
 Imported import_model(const CompileOptions& options) {
   Imported imported;
   // 1. ONNX -> integer IR.
-  import::Options import_options;
-  import_options.pin_batch = options.pin_batch;
-  imported.graph = import::import_onnx(options.model, import_options);
+  imported.graph = import::import_onnx(options.model);
   if (options.fold_pad) imported.pad_folds = passes::fold_pads(imported.graph);
 
   // 2. The schedule: channels-last activations, float edges moved into the API.

@@ -43,7 +43,6 @@ struct CompileOptions {
   std::vector<PinSpec> pins;
   double time_limit_seconds = 5.0;
   bool io_in_arena = true;
-  bool pin_batch = false;
   bool reorder = true;                   // false (--no-reorder): the nodes run in the ONNX file's order
   // Of every buffer, in bytes (int32 and float ones are aligned to their element whatever it says).
   // None: 4, and 1 for the int8 ones when a cap needs it (docs/tiling.md, "Byte-aligned buffers").

@@ -164,11 +164,13 @@ class Importer : public Translator {
         continue;
       }
       const std::string symbol = d.has_dim_param() ? fmt::format(" ('{}')", d.dim_param()) : "";
-      if (i == 0 && options_.pin_batch) {
+      // A symbolic batch: tightfit compiles for one sample at a time (the report says so). The one
+      // dimension of a 1-D input is its length, not a batch.
+      if (i == 0 && tt.shape().dim_size() >= 2) {
         shape.push_back(1);
+        out_.batch_pinned.push_back(v.name());
         continue;
       }
-      if (i == 0) throw Error(fmt::format("{}: dimension 0{} is dynamic; pass --pin-batch to fix the batch to 1", where, symbol));
       throw Error(fmt::format("{}: dimension {}{} is dynamic; tightfit needs static shapes", where, i, symbol));
     }
     checked_elements(shape, v.name());
@@ -224,9 +226,9 @@ class Importer : public Translator {
 
 }  // namespace
 
-ir::Graph import_onnx(const std::string& path, const Options& options) {
+ir::Graph import_onnx(const std::string& path) {
   const onnx::ModelProto model = load_model(path);
-  ImportState state(path, model, options);
+  ImportState state(path, model);
   return Importer(state).run();
 }
 

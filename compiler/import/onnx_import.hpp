@@ -13,11 +13,9 @@
 
 namespace tightfit::import {
 
-struct Options {
-  bool pin_batch = false;  // --pin-batch: a symbolic first dimension of a graph input becomes 1
-};
-
-ir::Graph import_onnx(const std::string& path, const Options& options);
+// A symbolic dimension 0 (the batch) of a graph input of rank 2 or more becomes 1, and the
+// input's name goes to ir::Graph::batch_pinned; any other dynamic dimension is refused.
+ir::Graph import_onnx(const std::string& path);
 
 // A node whose operator no rule imports (docs/operators.md lists those that have one).
 struct UnsupportedNode {

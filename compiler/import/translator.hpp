@@ -88,15 +88,13 @@ inline std::string quant_text(const ir::Quant& q) {
 
 // The state of one import, shared by every Translator working on it.
 struct ImportState {
-  ImportState(std::string path, const onnx::ModelProto& model, const Options& options)
-      : path_(std::move(path)), graph_(model.graph()), options_(options) {
+  ImportState(std::string path, const onnx::ModelProto& model) : path_(std::move(path)), graph_(model.graph()) {
     for (const auto& opset : model.opset_import())
       if (opset.domain().empty() || opset.domain() == "ai.onnx") opset_ = static_cast<int>(opset.version());
   }
 
   std::string path_;
   const onnx::GraphProto& graph_;
-  Options options_;
   int opset_ = 0;
   ir::Graph out_;
   std::vector<bool> pending_;  // per IR tensor: integer tensor whose quantization no one stated yet
@@ -114,7 +112,7 @@ struct ImportState {
 class Translator {
  public:
   explicit Translator(ImportState& s)
-      : path_(s.path_), graph_(s.graph_), options_(s.options_), opset_(s.opset_), out_(s.out_), pending_(s.pending_),
+      : path_(s.path_), graph_(s.graph_), opset_(s.opset_), out_(s.out_), pending_(s.pending_),
         pending_sources_(s.pending_sources_), values_(s.values_), declared_(s.declared_), consumers_(s.consumers_), index_(s.index_),
         graph_outputs_(s.graph_outputs_), absorbed_(s.absorbed_), constant_nodes_(s.constant_nodes_), state_(s) {}
 
@@ -795,7 +793,6 @@ class Translator {
   // The shared state (ImportState), under the names the rules use.
   std::string& path_;
   const onnx::GraphProto& graph_;
-  const Options& options_;
   int& opset_;
   ir::Graph& out_;
   std::vector<bool>& pending_;

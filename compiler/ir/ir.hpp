@@ -131,6 +131,7 @@ struct Graph {
   std::vector<Node> nodes;            // in schedule order
   std::vector<TensorId> inputs;       // graph inputs (never constants)
   std::vector<TensorId> outputs;
+  std::vector<std::string> batch_pinned;  // graph inputs whose symbolic dimension 0 became 1
 
   // Arithmetic helpers used by inspect, the planner front end and the report.
   std::int64_t macs(const Node& n) const;          // multiply-accumulates of one node

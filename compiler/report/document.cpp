@@ -143,6 +143,7 @@ Document read_document(const json& checked) {
   d.cap_bytes = optional_value<std::uint64_t>(report.at("cap_bytes"));
   d.weights_bytes = report.at("weights_bytes").get<std::uint64_t>();
   d.io_in_arena = report.at("io_in_arena").get<bool>();
+  if (report.contains("batch_pinned")) d.batch_pinned = report.at("batch_pinned").get<std::vector<std::string>>();
   d.planner_time_limit_s = report.at("planner").at("time_limit_s").get<double>();
   for (const auto& r : report.at("regions")) {
     d.regions.push_back({r.at("name").get<std::string>(), optional_value<std::uint64_t>(r.at("capacity")),

@@ -117,6 +117,7 @@ struct Document {
   std::uint64_t arena_bytes = 0, lower_bound_bytes = 0, gap_bytes = 0, weights_bytes = 0;
   std::optional<std::uint64_t> cap_bytes;
   bool io_in_arena = true;
+  std::vector<std::string> batch_pinned;  // inputs whose symbolic batch was compiled as 1
   std::optional<Alignment> alignment;  // absent in reports of older versions
   double planner_time_limit_s = 0;
   std::vector<Region> regions;

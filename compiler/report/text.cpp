@@ -80,7 +80,10 @@ std::string header(const Document& d) {
   std::string out = fit(fmt::format("tightfit memory report: {}", d.name), kWidth) + "\n";
   out += fit(fmt::format("  model {}; {}; planner time limit {:g} s", d.model, d.tool, d.planner_time_limit_s),
              kWidth) +
-         "\n\n";
+         "\n";
+  for (const std::string& input : d.batch_pinned)
+    out += fit(fmt::format("  input '{}': its symbolic batch (dimension 0) is compiled as 1", input), kWidth) + "\n";
+  out += "\n";
   return out;
 }
 

@@ -121,7 +121,6 @@ std::vector<std::vector<float>> tightfit_run(const json& e, const std::vector<st
   std::string cmd = shell_quote(kTightfit) + " run " + shell_quote((kModels / e["file"].get<std::string>()).string());
   for (const std::string& in : inputs) cmd += " --input " + shell_quote((kModels / in).string());
   cmd += " --output-dir " + shell_quote(out_dir.string()) + " --build-dir " + shell_quote(build_dir.string());
-  if (e.contains("symbolic_batch")) cmd += " --pin-batch";
   cmd += extra;
   const Result r = run(cmd, out_dir.string() + ".log");
   INFO(cmd << "\n" << r.output);
@@ -166,7 +165,6 @@ std::string stem(const std::string& file) { return file.substr(0, file.find('.')
 Result compile(const std::string& file, const fs::path& dir, const std::string& name, const std::string& extra = "") {
   std::string cmd = shell_quote(kTightfit) + " compile " + shell_quote((kModels / file).string()) + " -o " +
                     shell_quote(dir.string()) + " --name " + name + extra;
-  if (entry(file).contains("symbolic_batch")) cmd += " --pin-batch";
   return run(cmd, dir.string() + ".log");
 }
 

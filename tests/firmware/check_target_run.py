@@ -3,7 +3,7 @@
 build's exactly, and the report it writes must carry the firmware's figures.
 
   check_target_run.py --tightfit TIGHTFIT --board mps2-an500 --work DIR --reference-dir HOST_OUT \
-      [--profile] [--rewrite TECHNIQUE] [--byte-aligned] -- MODEL.onnx [tightfit run arguments: --input x.npy ... --pin-batch ...]
+      [--profile] [--rewrite TECHNIQUE] [--byte-aligned] -- MODEL.onnx [tightfit run arguments: --input x.npy ...]
 
 HOST_OUT holds output_0.npy, ... of `tightfit run` on the host for the same model and inputs.
 Checks: exit 0; every output_N.npy has the reference's dtype, shape and bytes; NAME.report.json

@@ -43,7 +43,7 @@ const std::vector<BadModel>& bad_models() {
                                       "tightfit inspect --json"}},
       {"conv_weights_rank_above_input.onnx", {"ONNX shape inference crashed on this model"}},
       {"unsupported_dtype.onnx", {"tensor 'd'", "double", "not supported"}},
-      {"dynamic_batch.onnx", {"tensor 'x'", "dimension 0", "'N'", "--pin-batch"}},
+      {"dynamic_length.onnx", {"tensor 'x'", "dimension 0", "'L'", "dynamic"}},
       {"dynamic_height.onnx", {"tensor 'x'", "dimension 2", "'H'", "dynamic"}},
       {"opset_too_new.onnx", {"opset 18", "10 to 17"}},
       {"opset_too_old.onnx", {"opset 9", "10 to 17"}},
@@ -108,11 +108,17 @@ TEST_CASE("a directory given as the model is refused with one line") {
   CHECK_THAT(line, Catch::Contains("directory"));
 }
 
-TEST_CASE("the dynamic-batch model imports with --pin-batch") {
-  const auto run = run_tightfit("inspect --pin-batch " + std::string(IMPORT_TEST_DIR) + "/good/dynamic_batch.onnx");
+TEST_CASE("the dynamic-batch model imports without a flag and says its batch is pinned") {
+  const auto run = run_tightfit("inspect " + std::string(IMPORT_TEST_DIR) + "/good/dynamic_batch.onnx");
   REQUIRE(run.exited);
   CHECK(run.status == 0);
   CHECK(run.err.empty());
+  CHECK_THAT(run.out, Catch::Contains("input 'x': symbolic batch (dimension 0) pinned to 1"));
+  // Scripts that still pass --pin-batch keep working.
+  const auto old_flag = run_tightfit("inspect --pin-batch " + std::string(IMPORT_TEST_DIR) + "/good/dynamic_batch.onnx");
+  REQUIRE(old_flag.exited);
+  CHECK(old_flag.status == 0);
+  CHECK(old_flag.out == run.out);
 }
 
 TEST_CASE("compiling a malformed model: exit 1, one line, and no output files") {

@@ -12,10 +12,8 @@ using namespace tightfit;
 
 namespace {
 
-ir::Graph import_good(const std::string& name, bool pin_batch = false) {
-  import::Options options;
-  options.pin_batch = pin_batch;
-  return import::import_onnx(std::string(IMPORT_TEST_DIR) + "/good/" + name, options);
+ir::Graph import_good(const std::string& name) {
+  return import::import_onnx(std::string(IMPORT_TEST_DIR) + "/good/" + name);
 }
 
 const ir::Tensor& input_tensor(const ir::Graph& g, const ir::Node& n, std::size_t i) { return g.tensors[n.inputs.at(i)]; }
@@ -155,10 +153,11 @@ TEST_CASE("weights in an external data file beside the model are read") {
   CHECK(input_tensor(with_file, with_file.nodes[1], 1).data == input_tensor(inline_data, inline_data.nodes[1], 1).data);
 }
 
-TEST_CASE("a symbolic batch dimension is refused or pinned to 1 with pin_batch") {
-  CHECK_THROWS_WITH(import_good("dynamic_batch.onnx"), Catch::Contains("tensor 'x'") && Catch::Contains("--pin-batch"));
-  const ir::Graph g = import_good("dynamic_batch.onnx", true);
+TEST_CASE("a symbolic batch dimension is pinned to 1 and the input named") {
+  const ir::Graph g = import_good("dynamic_batch.onnx");
   CHECK(g.tensors[g.inputs[0]].shape == std::vector<std::int64_t>{1, 2, 5, 5});
+  CHECK(g.batch_pinned == std::vector<std::string>{"x"});
+  CHECK(import_good("conv_relu_qdq.onnx").batch_pinned.empty());
 }
 
 TEST_CASE("a standalone QDQ Relu becomes a Clamp at the zero point when the scale stays") {

@@ -200,7 +200,7 @@ def make_good():
     save(GOOD, "unsorted_nodes.onnx", unsorted)
     dynamic = conv_qdq()
     dynamic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
-    save(GOOD, "dynamic_batch.onnx", dynamic)  # needs --pin-batch
+    save(GOOD, "dynamic_batch.onnx", dynamic)  # compiled at batch 1
     # External data: the weight bytes in a file beside the model.
     ext = conv_qdq()
     w = next(numpy_helper.to_array(t) for t in ext.graph.initializer if t.name == "w")
@@ -251,9 +251,13 @@ def make_bad():
     m = qop_model()
     del m.graph.input[0].type.tensor_type.shape.dim[3]
     save(BAD, "conv_weights_rank_above_input.onnx", m)
-    m = conv_qdq()
-    m.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
-    save(BAD, "dynamic_batch.onnx", m)
+    # The one dimension of a 1-D input is a length, not a batch: it stays dynamic.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["L"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["L"])
+    m = model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+               helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])], [x], [y],
+              [scalar("s", 0.1, np.float32), scalar("z", 0, np.int8)])
+    save(BAD, "dynamic_length.onnx", m)
 
     m = conv_qdq()
     m.opset_import[0].version = 18

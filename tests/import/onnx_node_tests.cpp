@@ -52,7 +52,7 @@ ir::Graph import_node_test(const std::string& test) {
     std::string p;
     ~Remove() { std::remove(p.c_str()); }
   } remove{path};
-  return import::import_onnx(path, import::Options{});
+  return import::import_onnx(path);
 }
 
 std::vector<ir::OpKind> ops(const ir::Graph& g) {
@@ -150,7 +150,7 @@ TEST_CASE("ONNX's DynamicQuantizeLinear test imports as an edge DynamicQuantize,
     std::ofstream out(path, std::ios::binary);
     REQUIRE(model.SerializeToOstream(&out));
   }
-  CHECK_THROWS_WITH(import::import_onnx(path, import::Options{}),
+  CHECK_THROWS_WITH(import::import_onnx(path),
                     Catch::Contains("(DynamicQuantizeLinear)") && Catch::Contains("computed from the data at run time"));
   std::remove(path.c_str());
 }

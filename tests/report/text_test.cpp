@@ -265,3 +265,12 @@ TEST_CASE("a plan the cap made byte-aligned is the table's last row and the RAM 
   report["alignment"]["source"] = "guess";
   CHECK(!check_report(report).empty());
 }
+
+TEST_CASE("an input whose symbolic batch was compiled as 1 is named under the heading", "[report][text]") {
+  json r = fixture(tightfit::report::testing::fixture_names().front());
+  CHECK(render_text(r).find("symbolic batch") == std::string::npos);
+  r["batch_pinned"] = {"images"};
+  REQUIRE(check_report(r).empty());
+  CHECK(line_starting(render_text(r), "  input 'images'") ==
+        "  input 'images': its symbolic batch (dimension 0) is compiled as 1");
+}
