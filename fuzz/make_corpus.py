@@ -138,7 +138,8 @@ def main():
              b"int", b"class", b"namespace", b"tightfit", b"a-b", b"a_b", b"a.b", b"\xc3\xa9"]
     for model in range(3):
         for k in range(24):
-            picked = [rng.choice(nasty) for _ in range(rng.randint(1, 12))]
+            # up to the ~80 names a model takes (nodes, their doc strings, tensors, graph, metadata)
+            picked = [rng.choice(nasty) + rng.choice(nasty) for _ in range(rng.randint(1, 80))]
             put(names, bytes([model]) + b"\0".join(picked))
         put(names, bytes([model]) + b"\0".join(nasty))
         piece = rng.choice([b"n", b"\n", b"*/"])

@@ -8,11 +8,12 @@
 // report must hold no control character but line feeds. Building and running the generated code
 // is tests/names/run's part (ctest).
 //
-// At exit it prints how many names it tried ("names tried: N (placed M times)"), for runs with
-// -runs=N. fuzz/names.dict holds the hostile pieces.
+// It prints how many names it tried ("names tried: N (placed M times) in K inputs") every 1000
+// inputs and at exit. fuzz/names.dict holds the hostile pieces.
 #include <libxml/parser.h>
 #include <onnx/onnx_pb.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,13 +41,15 @@ const char* const kModels[] = {TIGHTFIT_SOURCE_ROOT "/tests/import/good/conv_rel
   std::abort();
 }
 
-// Names made from inputs, and the places they were put in (a short input's names fill many).
+// Names made from inputs, and the places they were put in (a short input's names fill many);
+// printed every 1000 inputs and at exit.
 struct NamesTried {
-  std::uint64_t names = 0, placed = 0;
-  ~NamesTried() {
-    std::fprintf(stderr, "names tried: %llu (placed %llu times)\n", static_cast<unsigned long long>(names),
-                 static_cast<unsigned long long>(placed));
+  std::uint64_t inputs = 0, names = 0, placed = 0;
+  void print() const {
+    std::fprintf(stderr, "names tried: %llu (placed %llu times) in %llu inputs\n", static_cast<unsigned long long>(names),
+                 static_cast<unsigned long long>(placed), static_cast<unsigned long long>(inputs));
   }
+  ~NamesTried() { print(); }
 } names_tried;
 
 // The code with every comment and the inside of every string literal taken out; checks what it
@@ -235,5 +238,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (c.header != original.header) fail("the header differs from the unrenamed model's outside comments and literals", c.header);
   if (c.source != original.source) fail("the source differs from the unrenamed model's outside comments and literals");
   if (c.html_tags != original.html_tags) fail("the HTML's tags differ from the unrenamed model's", c.html);
+  if (++names_tried.inputs % 1000 == 0) names_tried.print();
   return 0;
 }

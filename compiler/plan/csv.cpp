@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "error.hpp"
+#include "util/model_text.hpp"
 
 namespace tightfit::plan {
 
@@ -87,7 +88,7 @@ std::vector<Buffer> read_csv(const std::string& path, std::uint32_t alignment) {
 std::string csv_text(const std::vector<Buffer>& buffers, const Plan& plan) {
   std::string text = "id,lower,upper,size,offset\n";
   for (std::size_t i = 0; i < buffers.size(); ++i)
-    text += fmt::format("{},{},{},{},{}\n", buffers[i].name, buffers[i].first_step, buffers[i].last_step + 1,
+    text += fmt::format("{},{},{},{},{}\n", model_text::csv_field(buffers[i].name), buffers[i].first_step, buffers[i].last_step + 1,
                         buffers[i].size, plan.placements[i].offset);
   return text;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <cstdint>
 
@@ -135,6 +136,12 @@ std::string xml(std::string_view text) {
       default: out += c;
     }
   }
+  return out;
+}
+
+std::string csv_field(std::string_view text) {
+  std::string out;
+  for (const char c : shown(text)) out += c == ',' ? std::string("\\x2c") : std::string(1, c);
   return out;
 }
 
