@@ -117,7 +117,8 @@ struct Attrs {
 };
 
 struct Node {
-  std::string name;        // the ONNX node's name (or "<op>_<index>" when it had none)
+  std::string name;        // the ONNX node's name (or "<op>_<index>" when it had none), unique:
+                           // a name met again gets " (2)", " (3)", ... (import/onnx_import.cpp)
   std::string onnx_op;     // the ONNX operator(s) it came from, e.g. "QLinearConv" or "Conv+Relu (QDQ)"
   OpKind op = OpKind::Conv;
   std::vector<TensorId> inputs;   // kNoTensor for an absent optional input
