@@ -107,6 +107,9 @@ struct ImportState {
   std::vector<bool> absorbed_;                      // nodes folded into an earlier one
   std::deque<TensorProto> constant_nodes_;          // the tensors of Constant nodes (stable addresses)
   std::map<ir::TensorId, ir::TensorId> float_of_;   // integer activation -> its float32 Dequantize in an island
+  // Values that are views (Flatten, Reshape, Squeeze, Unsqueeze) of a float graph input, by name:
+  // the shape the view gives the input's bytes, in the same order.
+  std::map<std::string, Shape> float_input_views_;
 };
 
 class Translator {
@@ -146,6 +149,12 @@ class Translator {
   }
 
   void set_value(const std::string& name, Value v) { values_[name] = v; }
+
+  // The shape of value `name`, a float graph input, as its reader sees it: under the views taken of it.
+  const Shape& float_input_shape(const std::string& name, const Value& v) const {
+    auto view = state_.float_input_views_.find(name);
+    return view != state_.float_input_views_.end() ? view->second : out_.tensors[v.tensor].shape;
+  }
 
   ir::TensorId add_tensor(ir::Tensor t, bool quant_pending = false) {
     out_.tensors.push_back(std::move(t));
@@ -689,6 +698,16 @@ class Translator {
   void data_movement(const NodeProto& n, ir::OpKind kind, const MovementRule& rule) {
     const std::string& op = n.op_type();
     const Value& in = value(n.input(0));
+    if (in.kind == Value::Kind::FloatInput && kind == ir::OpKind::Reshape) {
+      // A view of a float graph input before its QuantizeLinear (ORT's quantizer leaves a Flatten
+      // there): no byte moves, so that QuantizeLinear quantizes the input itself, under the view's
+      // shape, and set_input still takes the model's float values.
+      ir::Tensor viewed = tensor(in.tensor);
+      viewed.shape = float_input_shape(n.input(0), in);
+      ir::Attrs unused;
+      state_.float_input_views_[n.output(0)] = rule(viewed, false, unused);
+      return set_value(n.output(0), in);
+    }
     const bool dequantized = in.kind == Value::Kind::Dequantized;
     const ir::TensorId x = activation_input(n, 0, dequantized);
     ir::Attrs attrs;

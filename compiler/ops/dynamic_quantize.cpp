@@ -28,7 +28,7 @@ struct Import : Translator {
         throw Error(fmt::format("output '{}' is read by another node or is not a graph output: its scale and zero point are "
                                 "computed from the data at run time, and tightfit compiles only static quantization "
                                 "(constant scales and zero points)", out));
-    const Shape shape = tensor(x.tensor).shape;
+    const Shape shape = float_input_shape(n.input(0), x);
     const ir::TensorId y = add_activation(n.output(0), ir::DType::UInt8, shape, nullptr);
     pending_[y] = false;  // not statically quantized: its parameters are the other two outputs
     const ir::TensorId scale = add_activation(n.output(1), ir::DType::Float32, {}, nullptr);

@@ -15,7 +15,9 @@ struct Import : Translator {
 
   void quantize_linear(const NodeProto& n) {
     const Value& x = value(n.input(0));
-    const Shape shape = x.kind == Value::Kind::Constant ? tensor_dims(*x.constant) : tensor(x.tensor).shape;
+    const Shape shape = x.kind == Value::Kind::Constant    ? tensor_dims(*x.constant)
+                        : x.kind == Value::Kind::FloatInput ? float_input_shape(n.input(0), x)
+                                                            : tensor(x.tensor).shape;
     const QParams q = read_qparams(n, 1, 2, ir::DType::UInt8, linear_axis(n, shape.size()));
     const std::string& y = n.output(0);
     if (q.quant.per_channel() && !(x.kind == Value::Kind::FloatInput && only_graph_output(y)))

@@ -37,6 +37,21 @@ std::string where(const Graph& g, const Node& n) {
   return g.source + ": " + n.name + " (" + n.onnx_op + ")";
 }
 
+// A Reshape node from `in` to `out`: a view, no bytes move (its clamp is the type's range).
+Node make_view(const Graph& g, const std::string& name, const std::string& onnx_op, TensorId in, TensorId out) {
+  Node n;
+  n.name = name;
+  n.onnx_op = onnx_op;
+  n.op = OpKind::Reshape;
+  n.inputs = {in};
+  n.outputs = {out};
+  const ir::DType dtype = g.tensors[in].dtype;
+  const bool is_unsigned = dtype == ir::DType::UInt8;
+  n.attrs.act_min = is_unsigned ? 0 : dtype == ir::DType::Int8 ? -128 : std::numeric_limits<std::int32_t>::min();
+  n.attrs.act_max = is_unsigned ? 255 : dtype == ir::DType::Int8 ? 127 : std::numeric_limits<std::int32_t>::max();
+  return n;
+}
+
 // A view (a Reshape to the same shape: no bytes move) of tensor `of`, for a boundary that needs
 // a tensor of its own.
 TensorId add_boundary_view(Graph& g, std::vector<Node>& nodes, TensorId of, const std::string& suffix) {
@@ -45,16 +60,7 @@ TensorId add_boundary_view(Graph& g, std::vector<Node>& nodes, TensorId of, cons
   t.float_at_boundary = false;
   g.tensors.push_back(std::move(t));
   const TensorId view = static_cast<TensorId>(g.tensors.size() - 1);
-  Node n;
-  n.name = g.tensors[view].name;
-  n.onnx_op = "Identity (boundary)";
-  n.op = OpKind::Reshape;
-  n.inputs = {of};
-  n.outputs = {view};
-  const bool is_unsigned = g.tensors[of].dtype == ir::DType::UInt8;
-  n.attrs.act_min = is_unsigned ? 0 : g.tensors[of].dtype == ir::DType::Int8 ? -128 : std::numeric_limits<std::int32_t>::min();
-  n.attrs.act_max = is_unsigned ? 255 : g.tensors[of].dtype == ir::DType::Int8 ? 127 : std::numeric_limits<std::int32_t>::max();
-  nodes.push_back(std::move(n));
+  nodes.push_back(make_view(g, g.tensors[view].name, "Identity (boundary)", of, view));
   return view;
 }
 
@@ -77,10 +83,22 @@ void take_float_edges_off_schedule(Graph& g) {
         continue;
       }
       const TensorId q = n.outputs[0];
-      *in = q;
-      g.tensors[q].float_at_boundary = true;
+      TensorId boundary = q;
+      if (g.tensors[n.inputs[0]].shape != g.tensors[q].shape) {
+        // The QuantizeLinear read a view of the input (a Flatten before it: docs/operators.md,
+        // "Float at the edges"): the caller passes the input under its own shape, and the view of
+        // its integer values costs nothing.
+        Tensor t = g.tensors[q];
+        t.name = g.tensors[n.inputs[0]].name;
+        t.shape = g.tensors[n.inputs[0]].shape;
+        g.tensors.push_back(std::move(t));
+        boundary = static_cast<TensorId>(g.tensors.size() - 1);
+        kept.push_back(make_view(g, g.tensors[q].name + ":view", "Reshape (view of the input)", boundary, q));
+      }
+      *in = boundary;
+      g.tensors[boundary].float_at_boundary = true;
       for (TensorId& out : g.outputs)  // the quantized input is also an integer output
-        if (out == q) out = add_boundary_view(g, kept, q, ":output");
+        if (out == boundary) out = add_boundary_view(g, kept, boundary, ":output");
       continue;
     }
     if (n.op == OpKind::Dequantize) {

@@ -204,3 +204,11 @@ TEST_CASE("a Div by an activation runs in a float island: Dequantize to float32,
   CHECK(output_tensor(g, q).dtype == ir::DType::Int8);
   CHECK(output_tensor(g, q).quant.scale == std::vector<float>{0.05f});
 }
+
+TEST_CASE("a Flatten of a float graph input before its QuantizeLinear quantizes the input under the view's shape") {
+  const ir::Graph g = import_good("matmul_flatten_input_qdq.onnx");
+  REQUIRE(ops(g).front() == ir::OpKind::Quantize);
+  CHECK(g.tensors[g.nodes[0].inputs[0]].shape == std::vector<std::int64_t>{2, 1, 3});
+  CHECK(g.tensors[g.nodes[0].outputs[0]].shape == std::vector<std::int64_t>{2, 3});
+  CHECK(ops(g).size() == ops(import_good("matmul_qdq.onnx")).size());
+}

@@ -113,18 +113,22 @@ def qop_model(extra_attr=None):
                  extra_opsets=[("com.microsoft", 1)])
 
 
-def matmul_qdq():
-    """x[2,3] -> Q/DQ -> MatMul(W[3,4] int8 per-column) -> Q -> DQ -> y: FullyConnected, W^T."""
+def matmul_qdq(flatten_input=False):
+    """x[2,3] -> Q/DQ -> MatMul(W[3,4] int8 per-column) -> Q -> DQ -> y: FullyConnected, W^T. With
+    flatten_input, x is [2,1,3] and a Flatten reads it before the QuantizeLinear, as ORT's quantizer
+    leaves a view of a float graph input."""
     w = np.arange(12, dtype=np.int8).reshape(3, 4)
     inits = [scalar("s", 0.1, np.float32), scalar("z", 0, np.int8), const("w", w),
              const("w_scale", np.array([0.1, 0.2, 0.3, 0.4], np.float32)), const("w_zp", np.zeros(4, np.int8))]
-    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+    nodes = [helper.make_node("QuantizeLinear", ["x2" if flatten_input else "x", "s", "z"], ["xq"]),
              helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"]),
              helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zp"], ["wf"], axis=1),
              helper.make_node("MatMul", ["xf", "wf"], ["m"], name="matmul"),
              helper.make_node("QuantizeLinear", ["m", "s", "z"], ["yq"]),
              helper.make_node("DequantizeLinear", ["yq", "s", "z"], ["y"])]
-    return model(nodes, [float_input("x", [2, 3])], [float_input("y", [2, 4])], inits)
+    if flatten_input:
+        nodes.insert(0, helper.make_node("Flatten", ["x"], ["x2"], name="flatten", axis=1))
+    return model(nodes, [float_input("x", [2, 1, 3] if flatten_input else [2, 3])], [float_input("y", [2, 4])], inits)
 
 
 def movement_qdq():
@@ -189,6 +193,7 @@ def make_good():
     save(GOOD, "conv_clip_int8_qdq.onnx", conv_qdq(relu="Clip", act_dtype=np.int8))
     save(GOOD, "qop_branches.onnx", qop_model())
     save(GOOD, "matmul_qdq.onnx", matmul_qdq())
+    save(GOOD, "matmul_flatten_input_qdq.onnx", matmul_qdq(flatten_input=True))
     save(GOOD, "movement_qdq.onnx", movement_qdq())
     save(GOOD, "convinteger_qdq.onnx", convinteger_qdq())
     save(GOOD, "relu_same_scale_qdq.onnx", relu_qdq(0.1))
