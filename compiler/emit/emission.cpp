@@ -3,7 +3,7 @@
 namespace tightfit::emit {
 
 std::string arena_name(std::size_t region_count, const std::string& region) {
-  return region_count == 1 ? "arena" : "arena_" + identifier(region);
+  return region_count == 1 ? "arena" : "arena_" + model_text::identifier_characters(region);
 }
 
 }  // namespace tightfit::emit

@@ -47,12 +47,6 @@ inline const char* ctype(DType t) {
 // A float as a C++ literal that reads back to the very same bits.
 inline std::string float_literal(float f) { return fmt::format("{:a}f", f); }
 
-inline std::string identifier(const std::string& text) {
-  std::string id;
-  for (char c : text) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return id;
-}
-
 template <typename T>
 inline std::vector<T> elements_of(const Tensor& t) {
   std::vector<T> v(t.data.size() / sizeof(T));

@@ -111,7 +111,7 @@ class Emitter : public Emission {
     for (std::size_t r = 0; r < arenas_.size(); ++r) {
       const std::string a = arena_name(static_cast<int>(r));
       h += fmt::format("// RAM region '{}': the planned peak of its buffers, in bytes.\n", model_text::cpp_comment(arenas_[r].region));
-      h += fmt::format("constexpr std::size_t k{}Bytes = {};\n", arenas_.size() == 1 ? std::string("Arena") : "Arena_" + identifier(arenas_[r].region), arenas_[r].bytes);
+      h += fmt::format("constexpr std::size_t k{}Bytes = {};\n", arenas_.size() == 1 ? std::string("Arena") : "Arena_" + model_text::identifier_characters(arenas_[r].region), arenas_[r].bytes);
     }
     h += "constexpr std::size_t kArenaAlignment = 16;\n\n";
     h += "// The built-in arena(s), in .bss";

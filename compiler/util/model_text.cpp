@@ -86,9 +86,14 @@ bool is_cpp_keyword(std::string_view word) {
   return std::find(std::begin(kReserved), std::end(kReserved), word) != std::end(kReserved);
 }
 
-std::string cpp_identifier(std::string_view text) {
+std::string identifier_characters(std::string_view text) {
   std::string id;
   for (char c : text) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return id;
+}
+
+std::string cpp_identifier(std::string_view text) {
+  std::string id = identifier_characters(text);
   if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "model_" + id;
   if (is_cpp_keyword(id)) id += '_';
   return id;

@@ -25,6 +25,8 @@ namespace tightfit::model_text {
 std::string cpp_comment(std::string_view text);
 std::string cpp_string(std::string_view text);
 std::string cpp_identifier(std::string_view text);
+// Its characters only: every byte but a letter or digit as '_' (for a name behind a fixed prefix).
+std::string identifier_characters(std::string_view text);
 bool is_cpp_keyword(std::string_view word);
 std::string shown(std::string_view text);
 std::string xml(std::string_view text);
