@@ -20,10 +20,12 @@ struct Import : Translator {
                                                             : tensor(x.tensor).shape;
     const QParams q = read_qparams(n, 1, 2, ir::DType::UInt8, linear_axis(n, shape.size()));
     const std::string& y = n.output(0);
-    if (q.quant.per_channel() && !(x.kind == Value::Kind::FloatInput && only_graph_output(y)))
+    if (q.quant.per_channel() && x.kind != Value::Kind::Constant &&
+        !(x.kind == Value::Kind::FloatInput && only_graph_output(y)))
       throw Error("per-channel quantization of an activation is not supported (only of constant weights, or of a float "
                   "graph input straight into a graph output)");
     if (q.dtype == ir::DType::Int32) throw Error("quantizing to int32 is not supported");
+    if (x.kind == Value::Kind::Constant) return quantize_constant(*x.constant, q, y);
     if (x.kind == Value::Kind::FloatInput) {
       check_quant_fits(y, shape, q.quant);
       const ir::TensorId out = add_activation(y, q.dtype, shape, &q.quant);
@@ -43,8 +45,37 @@ struct Import : Translator {
       emit(n, ir::OpKind::Requantize, "QuantizeLinear (requantize)", {x.tensor}, out);
       return set_value(y, Value{Value::Kind::Integer, out, nullptr});
     }
-    throw Error(fmt::format("input '{}' is not a float graph input, a dequantized activation or a float island's "
-                            "value; a QuantizeLinear anywhere else cannot be folded exactly", n.input(0)));
+    throw Error(fmt::format("input '{}' is not a float graph input, a constant, a dequantized activation or a float "
+                            "island's value; a QuantizeLinear anywhere else cannot be folded exactly", n.input(0)));
+  }
+
+  // A float constant quantized in the graph (ORT's quantizer treats a Constant node's output as an
+  // activation: LayerNorm's eps gets a QuantizeLinear/DequantizeLinear pair). Quantized here as
+  // QuantizeLinear would at run time, it becomes an integer constant like a quantized initializer.
+  void quantize_constant(const TensorProto& c, const QParams& q, const std::string& y) {
+    if (c.data_type() != TensorProto::FLOAT)
+      throw Error(fmt::format("constant '{}' is {}, not float32", c.name(), onnx_type_name(c.data_type())));
+    const std::vector<float> values = tensor_floats(c);
+    const Shape dims = tensor_dims(c);
+    check_quant_fits(y, dims, q.quant);
+    std::int64_t inner = 1;  // elements per step along the quantization axis
+    if (q.quant.per_channel())
+      for (std::size_t d = static_cast<std::size_t>(q.quant.axis) + 1; d < dims.size(); ++d) inner *= dims[d];
+    TensorProto& out = constant_nodes_.emplace_back();
+    out.set_name(y);
+    for (std::int64_t d : dims) out.add_dims(d);
+    out.set_data_type(q.dtype == ir::DType::Int8 ? TensorProto::INT8 : TensorProto::UINT8);
+    std::string bytes(values.size(), '\0');
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::size_t channel = q.quant.per_channel() ? static_cast<std::size_t>(i / inner) % q.quant.scale.size() : 0;
+      QParams one;
+      one.dtype = q.dtype;
+      one.quant.scale = {q.quant.scale[channel]};
+      one.quant.zero_point = {q.quant.zero_point[channel]};
+      bytes[i] = static_cast<char>(quantize_value(values[i], one));
+    }
+    out.set_raw_data(bytes);
+    set_value(y, Value{Value::Kind::Constant, ir::kNoTensor, &out});
   }
 };
 

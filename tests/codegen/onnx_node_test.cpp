@@ -219,3 +219,33 @@ TEST_CASE("a view of a float graph input before its QuantizeLinear costs nothing
   const std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
   CHECK(text.find("// input 0 'x': int8 [2, 1, 3]") != std::string::npos);
 }
+
+// tests/import/good/add_constant_node_qdq.onnx adds a Constant node's value that has its own
+// QuantizeLinear/DequantizeLinear pair (as ORT's quantizer leaves LayerNorm's eps);
+// add_constant_initializer_qdq.onnx stores the same constant already quantized by numpy (two
+// rounding ties and a saturating value). The fold at compile time must give the same bytes.
+TEST_CASE("a QuantizeLinear of a Constant node folds into the constant quantized as QuantizeLinear does",
+          "[constant_fold]") {
+  const fs::path work = scratch("constant_fold");
+  const std::vector<float> x = {0.05f, -1.0f, 2.5f, -12.7f, -0.35f, 0.15f};
+  std::vector<std::vector<std::uint8_t>> outputs;
+  for (const std::string file : {"add_constant_initializer_qdq.onnx", "add_constant_node_qdq.onnx"}) {
+    tightfit::npy::Array in;
+    in.dtype = "f4";
+    in.shape = {1, 6};
+    in.data.resize(x.size() * sizeof(float));
+    std::memcpy(in.data.data(), x.data(), in.data.size());
+    const fs::path dir = work / file;
+    fs::create_directories(dir);
+    tightfit::npy::save((dir / "x.npy").string(), in);
+    const std::string cmd = shell_quote(kTightfit) + " run " +
+                            shell_quote((fs::path(TIGHTFIT_SOURCE_DIR) / "tests/import/good" / file).string()) +
+                            " --input " + shell_quote((dir / "x.npy").string()) + " --output-dir " +
+                            shell_quote((dir / "out").string()) + " --name m";
+    const Result r = run(cmd, dir / "run.log");
+    INFO(cmd << "\n" << r.output);
+    REQUIRE(r.status == 0);
+    outputs.push_back(tightfit::npy::load((dir / "out" / "output_0.npy").string()).data);
+  }
+  CHECK(outputs[0] == outputs[1]);
+}

@@ -131,6 +131,30 @@ def matmul_qdq(flatten_input=False):
     return model(nodes, [float_input("x", [2, 1, 3] if flatten_input else [2, 3])], [float_input("y", [2, 4])], inits)
 
 
+def add_constant_qdq(constant_node):
+    """x[1,6] -> Q/DQ -> Add(c) -> Q -> DQ -> y, c [6] a float constant quantized as ORT's quantizer
+    leaves a Constant node (its own QuantizeLinear/DequantizeLinear pair), or, without
+    constant_node, c stored already quantized (the same int8 values, numpy's rounding half to even
+    and saturation) behind a DequantizeLinear. c has two ties (0.25, -0.35 / 0.1) and a saturating
+    value (20.0)."""
+    c = np.array([0.25, -0.35, 1.0, 20.0, -0.04, 0.0], np.float32)
+    inits = [scalar("s", 0.1, np.float32), scalar("z", 3, np.int8)]
+    if constant_node:
+        nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(c, "c")),
+                 helper.make_node("QuantizeLinear", ["c", "s", "z"], ["cq"])]
+    else:
+        q = np.clip(np.round(c / np.float32(0.1)) + 3, -128, 127).astype(np.int8)
+        inits.append(const("cq", q))
+        nodes = []
+    nodes += [helper.make_node("DequantizeLinear", ["cq", "s", "z"], ["cf"]),
+              helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+              helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"]),
+              helper.make_node("Add", ["xf", "cf"], ["a"], name="add"),
+              helper.make_node("QuantizeLinear", ["a", "s", "z"], ["aq"]),
+              helper.make_node("DequantizeLinear", ["aq", "s", "z"], ["y"])]
+    return model(nodes, [float_input("x", [1, 6])], [float_input("y", [1, 6])], inits)
+
+
 def movement_qdq():
     """DQ -> MaxPool -> Q (same params: alias), DQ -> Reshape -> Q (other params: Requantize),
     and a Concat of two differently quantized inputs (Requantize + Concat)."""
@@ -195,6 +219,8 @@ def make_good():
     save(GOOD, "matmul_qdq.onnx", matmul_qdq())
     save(GOOD, "matmul_flatten_input_qdq.onnx", matmul_qdq(flatten_input=True))
     save(GOOD, "movement_qdq.onnx", movement_qdq())
+    save(GOOD, "add_constant_node_qdq.onnx", add_constant_qdq(constant_node=True))
+    save(GOOD, "add_constant_initializer_qdq.onnx", add_constant_qdq(constant_node=False))
     save(GOOD, "convinteger_qdq.onnx", convinteger_qdq())
     save(GOOD, "relu_same_scale_qdq.onnx", relu_qdq(0.1))
     save(GOOD, "relu_new_scale_qdq.onnx", relu_qdq(0.05))
