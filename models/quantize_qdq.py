@@ -402,7 +402,8 @@ def main():
     ap.add_argument('--preprocess', action='store_true',
                     help="first run ONNX Runtime's 'basic' optimizations, as quant_pre_process does")
     a = ap.parse_args()
-    quantize(a.model, a.samples, a.output, a.activations, a.weight_bits, not a.per_tensor, a.preprocess)
+    # calibrate.mjs runs in this script's folder: hand it absolute paths
+    quantize(a.model, [os.path.abspath(s) for s in a.samples], a.output, a.activations, a.weight_bits, not a.per_tensor, a.preprocess)
 
 
 if __name__ == '__main__':
