@@ -1,5 +1,8 @@
 // Conv: 2-D convolution, grouped and depthwise included; inputs: x, w, [bias int32]; an int32
-// output is the accumulator, with no bias (ConvInteger).
+// output is the accumulator, with no bias (ConvInteger). A 1-D convolution (x [N, C, L], w
+// [M, C/group, k]) runs as a 2-D one of height 1 (x [N, C, 1, L], w [M, C/group, 1, k]), so that
+// kernels, overlap distances, tiling and the planner see only 2-D convolutions: Reshape views
+// lead its 3-D input in and its 4-D output back to the 3-D value the model declares.
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
@@ -14,16 +17,27 @@ using namespace import;
 struct Import : Translator {
   using Translator::Translator;
 
-  // Attributes and output shape of a 2-D convolution of x by w ([M, C/group, kh, kw]).
-  ir::Attrs conv_attrs(const NodeProto& n, const Shape& x, const Shape& w, Shape& y) const {
+  // Attributes and output shape of a 2-D convolution of x by w ([M, C/group, kh, kw]); with
+  // `one_d`, of a 1-D one lifted to height 1, whose window attributes name the width alone.
+  ir::Attrs conv_attrs(const NodeProto& n, const Shape& x, const Shape& w, Shape& y, bool one_d) const {
+    if (x.size() != 4)
+      throw Error(fmt::format("input shape {} is neither 3-D (N, C, L) nor 4-D (N, C, H, W): only 1-D and 2-D "
+                              "convolutions are supported", shape_text(x)));
     if (w.size() != 4) throw Error(fmt::format("weight shape {} is not 4-D", shape_text(w)));
     ir::Attrs a;
     a.group = int_attr(n, "group", 1);
-    if (x.size() != 4) throw Error(fmt::format("input shape {} is not 4-D (N, C, H, W)", shape_text(x)));
     if (a.group < 1 || x[1] % a.group != 0 || w[0] % a.group != 0 || w[1] * a.group != x[1])
       throw Error(fmt::format("group {} does not fit input {} and weight {}", a.group, shape_text(x), shape_text(w)));
     Window win{{w[2], w[3]}, ints_attr(n, "strides"), ints_attr(n, "dilations"), ints_attr(n, "pads"), false};
-    const Shape kernel = ints_attr(n, "kernel_shape");
+    Shape kernel = ints_attr(n, "kernel_shape");
+    if (one_d) {
+      if (kernel.size() > 1 || win.strides.size() > 1 || win.dilations.size() > 1 || (!win.pads.empty() && win.pads.size() != 2))
+        throw Error("kernel_shape, strides, dilations and pads of a 1-D Conv must have 1, 1, 1 and 2 values");
+      if (!kernel.empty()) kernel.insert(kernel.begin(), 1);
+      if (!win.strides.empty()) win.strides.insert(win.strides.begin(), 1);
+      if (!win.dilations.empty()) win.dilations.insert(win.dilations.begin(), 1);
+      if (!win.pads.empty()) win.pads = {0, win.pads[0], 0, win.pads[1]};
+    }
     if (!kernel.empty() && kernel != win.kernel)
       throw Error(fmt::format("kernel_shape {} differs from the weight's {}", shape_text(kernel), shape_text(win.kernel)));
     const Shape spatial = window_output(x, win, string_attr(n, "auto_pad", "NOTSET"));
@@ -35,35 +49,80 @@ struct Import : Translator {
     return a;
   }
 
+  // True for a 1-D convolution: a 3-D input. Then `x` becomes a Reshape view of it at height 1
+  // and `w` a copy of the weight with a kernel height of 1 (the original may be shared with
+  // other nodes); anything but a 3-D weight is refused.
+  bool lift_1d(const NodeProto& n, ir::TensorId& x, ir::TensorId& w) {
+    if (tensor(x).shape.size() != 3) return false;
+    ir::Tensor kernel = tensor(w);
+    if (kernel.shape.size() != 3) throw Error(fmt::format("weight shape {} of a 1-D Conv is not 3-D", shape_text(kernel.shape)));
+    kernel.shape.insert(kernel.shape.begin() + 2, 1);
+    w = add_tensor(std::move(kernel));
+    Shape rows = tensor(x).shape;
+    rows.insert(rows.begin() + 2, 1);
+    const ir::TensorId view = add_like(node_name(n) + ":height1_input", x, rows);
+    emit(n, ir::OpKind::Reshape, n.op_type() + " (1-D input at height 1)", {x}, view).name = node_name(n) + ":height1_input";
+    x = view;
+    return true;
+  }
+
+  // The tensor a convolution writes for ONNX value `name`: the value itself, or for a 1-D
+  // convolution a 4-D tensor of its own (see height1_output).
+  ir::TensorId conv_output(const std::string& name, ir::DType dtype, const Shape& y, const ir::Quant* quant, bool one_d) {
+    return add_activation(one_d ? name + ":height1" : name, dtype, y, quant);
+  }
+
+  // After a 1-D convolution wrote `y4` ([N, M, 1, L]): ONNX value `name` as a Reshape view of it,
+  // with the 3-D shape the model gives it.
+  ir::TensorId height1_output(const NodeProto& n, ir::TensorId y4, const std::string& name) {
+    Shape y = tensor(y4).shape;
+    y.erase(y.begin() + 2);
+    const ir::TensorId out = add_like(name, y4, y);
+    emit(n, ir::OpKind::Reshape, n.op_type() + " (1-D output from height 1)", {y4}, out).name = node_name(n) + ":height1_output";
+    return out;
+  }
+
   void qdq_conv(const NodeProto& n) {
-    const ir::TensorId x = activation_input(n, 0, true);
-    const ir::TensorId w = dequantized_constant(n, 1, "weight");
+    ir::TensorId x = activation_input(n, 0, true);
+    ir::TensorId w = dequantized_constant(n, 1, "weight");
     check_weight(tensor(w), 0);
+    const bool one_d = lift_1d(n, x, w);
     Shape y;
-    const ir::Attrs attrs = conv_attrs(n, tensor(x).shape, tensor(w).shape, y);
+    const ir::Attrs attrs = conv_attrs(n, tensor(x).shape, tensor(w).shape, y, one_d);
     std::vector<ir::TensorId> inputs = {x, w};
     add_qdq_bias(n, x, w, y[1], inputs);
     const Sink sink = quantized_sink(n);
-    ir::Node& node = emit_to_sink(n, ir::OpKind::Conv, inputs, y, sink);
+    if (!one_d) {
+      ir::Node& node = emit_to_sink(n, ir::OpKind::Conv, inputs, y, sink);
+      keep_activation(node.attrs, attrs);
+      return;
+    }
+    const ir::TensorId y4 = conv_output(sink.name, sink.q.dtype, y, &sink.q.quant, true);
+    ir::Node& node = emit(n, ir::OpKind::Conv, n.op_type() + sink.fused + " (QDQ)", inputs, y4);
     keep_activation(node.attrs, attrs);
+    node.attrs.act_min = sink.act_min;
+    node.attrs.act_max = sink.act_max;
+    set_value(sink.name, Value{Value::Kind::Integer, height1_output(n, y4, sink.name), nullptr});
   }
 
   // QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, [B]).
   void qlinear_conv(const NodeProto& n) {
-    const ir::TensorId x = activation_input(n, 0, false);
+    ir::TensorId x = activation_input(n, 0, false);
     bind_quant(x, read_qparams(n, 1, 2, tensor(x).dtype, -1));
     const TensorProto& wc = constant_input(n, 3);
-    const ir::TensorId w = add_constant(wc, read_qparams(n, 4, 5, dtype_or_uint8(wc), 0));
+    ir::TensorId w = add_constant(wc, read_qparams(n, 4, 5, dtype_or_uint8(wc), 0));
     check_weight(tensor(w), 0);
+    const bool one_d = lift_1d(n, x, w);
     const QParams yq = read_qparams(n, 6, 7, ir::DType::UInt8, -1);
     if (yq.quant.per_channel()) throw Error("per-channel output quantization is not supported");
     Shape y;
-    const ir::Attrs attrs = conv_attrs(n, tensor(x).shape, tensor(w).shape, y);
+    const ir::Attrs attrs = conv_attrs(n, tensor(x).shape, tensor(w).shape, y, one_d);
     std::vector<ir::TensorId> inputs = {x, w};
     if (has_input(n, 8)) inputs.push_back(accumulator_bias(n, 8, tensor(x).quant, tensor(w).quant, y[1]));
-    const ir::TensorId out = add_activation(n.output(0), yq.dtype, y, &yq.quant);
+    ir::TensorId out = conv_output(n.output(0), yq.dtype, y, &yq.quant, one_d);
     ir::Node& node = emit(n, ir::OpKind::Conv, "QLinearConv", inputs, out);
     keep_activation(node.attrs, attrs);
+    if (one_d) out = height1_output(n, out, n.output(0));
     set_value(n.output(0), Value{Value::Kind::Integer, out, nullptr});
   }
 
@@ -86,16 +145,18 @@ struct Import : Translator {
   // ConvInteger(x, w, [x_zp], [w_zp]) -> int32 accumulators (a Conv whose output is not
   // requantized). The scales are unknown here (1); a DequantizeLinear downstream may state them.
   void conv_integer(const NodeProto& n) {
-    const ir::TensorId x = activation_input(n, 0, false);
+    ir::TensorId x = activation_input(n, 0, false);
     bind_zero_point(n, x, 2);
     const TensorProto& wc = constant_input(n, 1);
-    const ir::TensorId w = add_constant(wc, unit_scale_params(n, 3, wc, 0));
+    ir::TensorId w = add_constant(wc, unit_scale_params(n, 3, wc, 0));
     check_weight(tensor(w), 0);
+    const bool one_d = lift_1d(n, x, w);
     Shape y;
-    const ir::Attrs attrs = conv_attrs(n, tensor(x).shape, tensor(w).shape, y);
-    const ir::TensorId out = add_activation(n.output(0), ir::DType::Int32, y, nullptr);
+    const ir::Attrs attrs = conv_attrs(n, tensor(x).shape, tensor(w).shape, y, one_d);
+    ir::TensorId out = conv_output(n.output(0), ir::DType::Int32, y, nullptr, one_d);
     ir::Node& node = emit(n, ir::OpKind::Conv, "ConvInteger", {x, w}, out);
     keep_activation(node.attrs, attrs);
+    if (one_d) out = height1_output(n, out, n.output(0));
     set_value(n.output(0), Value{Value::Kind::Integer, out, nullptr});
   }
 };
