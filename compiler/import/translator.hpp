@@ -384,13 +384,18 @@ class Translator {
     return static_cast<std::int64_t>(std::min<double>(r.max, std::max<double>(r.min, v)));
   }
 
-  // The clamp a Relu or Clip applies, in the integer domain of `q`. Exact because quantization
-  // is monotonic: quantize(clip(x, a, b)) = clamp(quantize(x), quantize(a), quantize(b)).
-  std::pair<std::int32_t, std::int32_t> activation_range(const NodeProto& act, const QParams& q) const {
-    const Range r = dtype_range(q.dtype);
-    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-    if (act.op_type() == "Relu") {
+  // The bounds [lo, hi] a clamping node applies to its activation: Relu [0, inf]; Clip its
+  // attributes (before opset 11) or constant inputs; Max or Min of the activation and a one-element
+  // float constant (tf2onnx writes a clamp as Max(x, -0.4)) [c, inf] or [-inf, c].
+  std::pair<float, float> clamp_bounds(const NodeProto& act) const {
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::string& op = act.op_type();
+    float lo = -inf, hi = inf;
+    if (op == "Relu") {
       lo = 0.0f;
+    } else if (op == "Max" || op == "Min") {
+      const float c = scalar_float(constant_input(act, clamped_operand(act) == 0 ? 1 : 0));
+      (op == "Max" ? lo : hi) = c;
     } else if (opset_ < 11) {
       lo = float_attr(act, "min", lo);
       hi = float_attr(act, "max", hi);
@@ -399,6 +404,31 @@ class Translator {
       if (has_input(act, 2)) hi = scalar_float(constant_input(act, 2));
     }
     if (std::isnan(lo) || std::isnan(hi) || lo > hi) throw Error(fmt::format("{} has the bounds [{}, {}]", label(act), lo, hi));
+    return {lo, hi};
+  }
+
+  // The input of a clamping node that is the activation: 0, or for Max/Min of two inputs the one
+  // that is not a float constant.
+  int clamped_operand(const NodeProto& act) const {
+    if (act.op_type() != "Max" && act.op_type() != "Min") return 0;
+    if (act.input_size() != 2)
+      throw Error(fmt::format("{} of {} inputs: only Max/Min of an activation and a one-element constant is supported",
+                              act.op_type(), act.input_size()));
+    auto is_float_constant = [&](int i) {
+      const Value& v = value(act.input(i));
+      return v.kind == Value::Kind::Constant && v.constant->data_type() == TensorProto::FLOAT;
+    };
+    if (is_float_constant(1)) return 0;
+    if (is_float_constant(0)) return 1;
+    throw Error(fmt::format("only {} of an activation and a one-element float constant is supported (a clamp)", act.op_type()));
+  }
+
+  // The clamp a Relu, Clip, or Max/Min with a constant applies, in the integer domain of `q`.
+  // Exact because quantization is monotonic: quantize(clip(x, a, b)) = clamp(quantize(x),
+  // quantize(a), quantize(b)).
+  std::pair<std::int32_t, std::int32_t> activation_range(const NodeProto& act, const QParams& q) const {
+    const Range r = dtype_range(q.dtype);
+    const auto [lo, hi] = clamp_bounds(act);
     const std::int64_t qmin = std::isinf(lo) ? r.min : quantize_value(lo, q);
     const std::int64_t qmax = std::isinf(hi) ? r.max : quantize_value(hi, q);
     return {static_cast<std::int32_t>(qmin), static_cast<std::int32_t>(qmax)};

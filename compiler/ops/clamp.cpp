@@ -1,4 +1,5 @@
-// Clamp: a standalone Relu/Clip that could not be fused: clamp to [act_min, act_max].
+// Clamp: a standalone Relu/Clip that could not be fused, or a Max/Min of an activation and a
+// constant (tf2onnx's clamp, left float by ORT's quantizer): clamp to [act_min, act_max].
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
@@ -13,9 +14,9 @@ using namespace import;
 struct Import : Translator {
   using Translator::Translator;
 
-  // A Relu or Clip that no float operator absorbed, on a dequantized activation.
+  // A Relu, Clip, Max or Min that no float operator absorbed, on a dequantized activation.
   void standalone_activation(const NodeProto& n) {
-    const ir::TensorId x = activation_input(n, 0, true);
+    const ir::TensorId x = activation_input(n, clamped_operand(n), true);
     const ir::Tensor& src = tensor(x);
     const std::string& y = n.output(0);
     auto users = consumers_.find(y);
@@ -35,11 +36,28 @@ struct Import : Translator {
       node.attrs.act_max = hi;
       return set_value(q.output(0), Value{Value::Kind::Integer, out, nullptr});
     }
+    if (const NodeProto* q = quantize_ahead(y)) {
+      // clip(dequantize(x)) reaches a QuantizeLinear through operators that only pick and move
+      // values (tf2onnx's Max before a MaxPool that ORT's quantizer left float). Quantization is
+      // monotonic, so it commutes with them: clamp(requantize(x)) to the QuantizeLinear's
+      // parameters here, and those operators run on it in the integer domain as they do on any
+      // dequantized activation, exactly.
+      QParams yq;
+      with_context(label(*q), [&] { yq = output_qparams(*q, 1, 2, ir::DType::UInt8); });
+      const auto [lo, hi] = activation_range(n, yq);
+      const bool same = yq.dtype == src.dtype && same_quant(yq.quant, src.quant);
+      const ir::TensorId out = add_activation(y, yq.dtype, src.shape, &yq.quant);
+      ir::Node& node = emit(n, same ? ir::OpKind::Clamp : ir::OpKind::Requantize, n.op_type() + " (QDQ)", {x}, out);
+      node.attrs.act_min = lo;
+      node.attrs.act_max = hi;
+      return set_value(y, Value{Value::Kind::Dequantized, out, nullptr});
+    }
     // Otherwise the clamped value must itself be exactly a dequantized integer tensor: the
     // bounds must lie on the quantization grid.
     QParams xq{src.quant, src.dtype};
     const auto [lo, hi] = activation_range(n, xq);
-    for (float bound : clip_bounds(n)) {
+    const auto [low, high] = clamp_bounds(n);
+    for (float bound : {low, high}) {
       if (std::isinf(bound)) continue;
       const float grid = bound / src.quant.scale[0];
       if (grid != std::nearbyint(grid))
@@ -52,11 +70,20 @@ struct Import : Translator {
     set_value(y, Value{Value::Kind::Dequantized, out, nullptr});
   }
 
-  std::vector<float> clip_bounds(const NodeProto& n) const {
-    if (n.op_type() == "Relu") return {0.0f};
-    const float inf = std::numeric_limits<float>::infinity();
-    if (opset_ < 11) return {float_attr(n, "min", -inf), float_attr(n, "max", inf)};
-    return {has_input(n, 1) ? scalar_float(constant_input(n, 1)) : -inf, has_input(n, 2) ? scalar_float(constant_input(n, 2)) : inf};
+  // The QuantizeLinear that value `name` reaches through a chain of single-reader MaxPool and view
+  // operators (each output order-preserving in its input's values), or nullptr.
+  const NodeProto* quantize_ahead(const std::string& name) const {
+    std::string at = name;
+    for (;;) {
+      auto users = consumers_.find(at);
+      if (graph_outputs_.count(at) || users == consumers_.end() || users->second.size() != 1) return nullptr;
+      const NodeProto& next = graph_.node(users->second[0]);
+      if (!next.domain().empty() && next.domain() != "ai.onnx") return nullptr;
+      if (next.op_type() == "QuantizeLinear") return &next;
+      static const std::set<std::string> kOrderPreserving = {"MaxPool", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose"};
+      if (!kOrderPreserving.count(next.op_type()) || next.input(0) != at || next.output_size() != 1) return nullptr;
+      at = next.output(0);
+    }
   }
 };
 
@@ -84,7 +111,9 @@ schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_
 extern const Operator kClamp{
     ir::OpKind::Clamp,
     {{"", "Relu", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
-     {"", "Clip", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }}},
+     {"", "Clip", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
+     {"", "Max", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
+     {"", "Min", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).clamp(id, n); },
     overlap};
 

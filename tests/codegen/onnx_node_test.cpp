@@ -220,6 +220,27 @@ TEST_CASE("a view of a float graph input before its QuantizeLinear costs nothing
   CHECK(text.find("// input 0 'x': int8 [2, 1, 3]") != std::string::npos);
 }
 
+// The first output of `tightfit run` on tests/import/good/<file> with float input `x` of `shape`.
+static std::vector<std::uint8_t> run_good_model(const fs::path& work, const std::string& file,
+                                                const std::vector<float>& x, const std::vector<std::int64_t>& shape) {
+  tightfit::npy::Array in;
+  in.dtype = "f4";
+  in.shape = shape;
+  in.data.resize(x.size() * sizeof(float));
+  std::memcpy(in.data.data(), x.data(), in.data.size());
+  const fs::path dir = work / file;
+  fs::create_directories(dir);
+  tightfit::npy::save((dir / "x.npy").string(), in);
+  const std::string cmd = shell_quote(kTightfit) + " run " +
+                          shell_quote((fs::path(TIGHTFIT_SOURCE_DIR) / "tests/import/good" / file).string()) +
+                          " --input " + shell_quote((dir / "x.npy").string()) + " --output-dir " +
+                          shell_quote((dir / "out").string()) + " --name m";
+  const Result r = run(cmd, dir / "run.log");
+  INFO(cmd << "\n" << r.output);
+  REQUIRE(r.status == 0);
+  return tightfit::npy::load((dir / "out" / "output_0.npy").string()).data;
+}
+
 // tests/import/good/add_constant_node_qdq.onnx adds a Constant node's value that has its own
 // QuantizeLinear/DequantizeLinear pair (as ORT's quantizer leaves LayerNorm's eps);
 // add_constant_initializer_qdq.onnx stores the same constant already quantized by numpy (two
@@ -228,24 +249,22 @@ TEST_CASE("a QuantizeLinear of a Constant node folds into the constant quantized
           "[constant_fold]") {
   const fs::path work = scratch("constant_fold");
   const std::vector<float> x = {0.05f, -1.0f, 2.5f, -12.7f, -0.35f, 0.15f};
-  std::vector<std::vector<std::uint8_t>> outputs;
-  for (const std::string file : {"add_constant_initializer_qdq.onnx", "add_constant_node_qdq.onnx"}) {
-    tightfit::npy::Array in;
-    in.dtype = "f4";
-    in.shape = {1, 6};
-    in.data.resize(x.size() * sizeof(float));
-    std::memcpy(in.data.data(), x.data(), in.data.size());
-    const fs::path dir = work / file;
-    fs::create_directories(dir);
-    tightfit::npy::save((dir / "x.npy").string(), in);
-    const std::string cmd = shell_quote(kTightfit) + " run " +
-                            shell_quote((fs::path(TIGHTFIT_SOURCE_DIR) / "tests/import/good" / file).string()) +
-                            " --input " + shell_quote((dir / "x.npy").string()) + " --output-dir " +
-                            shell_quote((dir / "out").string()) + " --name m";
-    const Result r = run(cmd, dir / "run.log");
-    INFO(cmd << "\n" << r.output);
-    REQUIRE(r.status == 0);
-    outputs.push_back(tightfit::npy::load((dir / "out" / "output_0.npy").string()).data);
+  CHECK(run_good_model(work, "add_constant_initializer_qdq.onnx", x, {1, 6}) ==
+        run_good_model(work, "add_constant_node_qdq.onnx", x, {1, 6}));
+}
+
+// Max/Min of an activation and a constant off the quantization grid (tf2onnx's clamp, left float
+// by ORT's quantizer) against the Clip with the same bound (Max(c, x): the constant first), and
+// Max before a float MaxPool against the same with its own QuantizeLinear between them. ORT gives
+// each pair the same values (tests/import/make_bad_models.py, clamp_qdq).
+TEST_CASE("Max or Min with a constant runs as the Clip with that bound, also before a float MaxPool", "[max_min_clamp]") {
+  const fs::path work = scratch("max_min_clamp");
+  std::vector<float> x(32);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = -1.6f + 0.1f * static_cast<float>(i) + (i % 3 == 0 ? 0.03f : 0.0f);
+  for (const auto& [model, twin] : {std::pair<std::string, std::string>{"max_constant_qdq.onnx", "max_constant_twin_clip_qdq.onnx"},
+                                    {"min_constant_qdq.onnx", "min_constant_twin_clip_qdq.onnx"},
+                                    {"max_constant_maxpool_qdq.onnx", "max_constant_maxpool_twin_qdq.onnx"}}) {
+    INFO(model);
+    CHECK(run_good_model(work, model, x, {1, 2, 4, 4}) == run_good_model(work, twin, x, {1, 2, 4, 4}));
   }
-  CHECK(outputs[0] == outputs[1]);
 }

@@ -155,6 +155,36 @@ def add_constant_qdq(constant_node):
     return model(nodes, [float_input("x", [1, 6])], [float_input("y", [1, 6])], inits)
 
 
+def clamp_qdq(op, constant_first=False, pool=False, requantize_before_pool=False):
+    """x[1,2,4,4] -> Q/DQ (int8) -> op -> [MaxPool 2x2 ->] Q/DQ (other parameters) -> y, op a
+    Max or Min of the activation and a one-element constant off the quantization grid (as tf2onnx
+    writes a clamp and ORT's quantizer leaves it float), or the Clip with the same bound. With
+    requantize_before_pool the op's output has its own QuantizeLinear/DequantizeLinear before the
+    MaxPool: the same values in the integer domain."""
+    bound = np.float32(0.37 if op in ("Min", "ClipMax") else -0.43)
+    inits = [scalar("s", 0.1, np.float32), scalar("z", -5, np.int8), scalar("s2", 0.07, np.float32),
+             scalar("z2", 10, np.int8), scalar("c", bound, np.float32)]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"])]
+    if op == "Clip":
+        nodes.append(helper.make_node("Clip", ["xf", "c"], ["m"], name="clamp"))
+    elif op == "ClipMax":
+        nodes.append(helper.make_node("Clip", ["xf", "", "c"], ["m"], name="clamp"))
+    else:
+        nodes.append(helper.make_node(op, ["c", "xf"] if constant_first else ["xf", "c"], ["m"], name="clamp"))
+    last = "m"
+    if requantize_before_pool:
+        nodes += [helper.make_node("QuantizeLinear", ["m", "s2", "z2"], ["mq"]),
+                  helper.make_node("DequantizeLinear", ["mq", "s2", "z2"], ["mf"])]
+        last = "mf"
+    if pool:
+        nodes.append(helper.make_node("MaxPool", [last], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2]))
+        last = "p"
+    nodes += [helper.make_node("QuantizeLinear", [last, "s2", "z2"], ["yq"]),
+              helper.make_node("DequantizeLinear", ["yq", "s2", "z2"], ["y"])]
+    return model(nodes, [float_input("x", [1, 2, 4, 4])], [float_input("y", [1, 2, 2, 2] if pool else [1, 2, 4, 4])], inits)
+
+
 def movement_qdq():
     """DQ -> MaxPool -> Q (same params: alias), DQ -> Reshape -> Q (other params: Requantize),
     and a Concat of two differently quantized inputs (Requantize + Concat)."""
@@ -219,6 +249,12 @@ def make_good():
     save(GOOD, "matmul_qdq.onnx", matmul_qdq())
     save(GOOD, "matmul_flatten_input_qdq.onnx", matmul_qdq(flatten_input=True))
     save(GOOD, "movement_qdq.onnx", movement_qdq())
+    save(GOOD, "max_constant_qdq.onnx", clamp_qdq("Max", constant_first=True))
+    save(GOOD, "max_constant_twin_clip_qdq.onnx", clamp_qdq("Clip"))
+    save(GOOD, "min_constant_qdq.onnx", clamp_qdq("Min"))
+    save(GOOD, "min_constant_twin_clip_qdq.onnx", clamp_qdq("ClipMax"))
+    save(GOOD, "max_constant_maxpool_qdq.onnx", clamp_qdq("Max", pool=True))
+    save(GOOD, "max_constant_maxpool_twin_qdq.onnx", clamp_qdq("Max", pool=True, requantize_before_pool=True))
     save(GOOD, "add_constant_node_qdq.onnx", add_constant_qdq(constant_node=True))
     save(GOOD, "add_constant_initializer_qdq.onnx", add_constant_qdq(constant_node=False))
     save(GOOD, "convinteger_qdq.onnx", convinteger_qdq())
