@@ -20,7 +20,10 @@
 #include "import/onnx_import.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <functional>
+#include <map>
 #include <set>
 
 #include "error.hpp"
@@ -101,7 +104,35 @@ class Importer : public Translator {
       if (quantized_ops.count(n.op_type())) return;
     throw Error(fmt::format(
         "{}: not quantized: the model has no QuantizeLinear, DequantizeLinear or QLinear operator "
-        "(quantize it first, e.g. with onnxruntime.quantization)", path_));
+        "(quantize it first, e.g. with onnxruntime.quantization){}", path_, missing_besides_quantization()));
+  }
+
+  // What a float model would still lack once quantized: its operators without an import rule,
+  // those inside control-flow subgraphs too (Silero VAD hides its LSTMs in an If's branches),
+  // and graph inputs of a type tightfit does not take. "" when nothing.
+  std::string missing_besides_quantization() const {
+    std::map<std::string, int> unsupported;
+    std::function<void(const onnx::GraphProto&)> visit = [&](const onnx::GraphProto& g) {
+      for (const auto& n : g.node()) {
+        if (!is_supported(n)) ++unsupported[n.domain().empty() ? n.op_type() : n.domain() + ":" + n.op_type()];
+        for (const auto& a : n.attribute()) {
+          if (a.has_g()) visit(a.g());
+          for (const auto& sub : a.graphs()) visit(sub);
+        }
+      }
+    };
+    visit(graph_);
+    std::vector<std::string> parts;
+    for (const auto& [op, count] : unsupported) parts.push_back(count == 1 ? op : fmt::format("{} ({})", op, count));
+    std::string text = parts.empty() ? "" : fmt::format("; unsupported operators besides: {}", fmt::join(parts, ", "));
+    std::set<std::string> initializers;
+    for (const auto& t : graph_.initializer()) initializers.insert(t.name());
+    for (const auto& v : graph_.input()) {
+      if (initializers.count(v.name()) || !v.type().has_tensor_type() || to_dtype(v.type().tensor_type().elem_type()))
+        continue;
+      text += fmt::format("; input '{}' is {}", v.name(), onnx_type_name(v.type().tensor_type().elem_type()));
+    }
+    return text;
   }
 
   // Integer tensors no consumer ever quantized (raw accumulators of ConvInteger/MatMulInteger,

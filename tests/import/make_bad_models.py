@@ -287,6 +287,20 @@ def make_bad():
     save(BAD, "float_only.onnx", model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
                                        [float_input("x", [1, 1, 4, 4])], [float_input("y", [1, 1, 2, 2])],
                                        [const("w", np.ones((1, 1, 3, 3), np.float32))]))
+    # A float model like Silero VAD: an int64 input and an If whose branches hold an LSTM, which
+    # the refusal names besides the missing quantization.
+    hidden, lstm_x = 2, [1, 1, 3]
+    w = np.ones((1, 4 * hidden, 3), np.float32)
+    r = np.ones((1, 4 * hidden, hidden), np.float32)
+    branch = [helper.make_graph([helper.make_node("LSTM", ["x", "w", "r"], [f"y_{k}"], hidden_size=hidden)],
+                                f"branch_{k}", [], [helper.make_tensor_value_info(f"y_{k}", TensorProto.FLOAT, None)])
+              for k in range(2)]
+    save(BAD, "float_if_lstm.onnx",
+         model([helper.make_node("Equal", ["sr", "sr16k"], ["is16k"], name="equal"),
+                helper.make_node("If", ["is16k"], ["y"], name="if", then_branch=branch[0], else_branch=branch[1])],
+               [float_input("x", lstm_x), helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+               [float_input("y", [1, 1, 1, hidden])],
+               [const("w", w), const("r", r), const("sr16k", np.array(16000, np.int64))]))
     # A quantized model with one float operator in the middle (Erf is not carried).
     m = conv_qdq()
     for n in m.graph.node:
