@@ -230,18 +230,26 @@ def extra_cases():
                          onnx.TensorProto.INT8, {"b": b, **q}),
                   _qlinear_matmul(a, q["as"], q["az"], b, q["bs"], q["bz"], q["ys"], q["yz"], -128, 127, np.int8),
                   "QLinearMatMul, int8, A [2, 3, 16] by a batched constant B [2, 16, 5]"))
-    # HardSigmoid and HardSwish (ONNX Runtime has no QLinear form): DequantizeLinear -> op ->
+    # HardSigmoid, HardSwish, Log and Exp (ONNX Runtime has no QLinear form): DequantizeLinear -> op ->
     # QuantizeLinear on every input level, computed in float32 as ONNX Runtime does.
     f = np.float32
     for name, op, attrs, dtype, q in (
             ("extra_hardsigmoid_u8", "HardSigmoid", {"alpha": float(f(1.0 / 6.0)), "beta": 0.5}, np.uint8,
              {"xs": f(0.05), "xz": 120, "ys": f(1.0 / 255.0), "yz": 0}),
-            ("extra_hardswish_s8", "HardSwish", {}, np.int8, {"xs": f(0.04), "xz": -10, "ys": f(0.025), "yz": -113})):
+            ("extra_hardswish_s8", "HardSwish", {}, np.int8, {"xs": f(0.04), "xz": -10, "ys": f(0.025), "yz": -113}),
+            ("extra_log_u8", "Log", {}, np.uint8, {"xs": f(0.05), "xz": 0, "ys": f(0.025), "yz": 128}),
+            ("extra_exp_s8", "Exp", {}, np.int8, {"xs": f(0.02), "xz": 0, "ys": f(0.05), "yz": -128})):
         info = np.iinfo(dtype)
         x = np.arange(info.min, info.max + 1).astype(dtype).reshape(1, 4, 8, 8)
         v = f(q["xs"]) * (x.astype(np.int32) - q["xz"]).astype(f)
         hard_sigmoid = lambda u, a, b: np.maximum(np.minimum(f(a) * u + f(b), f(1)), f(0))
-        y = v * hard_sigmoid(v, f(1.0 / 6.0), 0.5) if op == "HardSwish" else hard_sigmoid(v, attrs["alpha"], attrs["beta"])
+        if op == "Log":
+            with np.errstate(divide="ignore"):
+                y = np.log(v)  # log(0) = -inf saturates to the lowest code
+        elif op == "Exp":
+            y = np.exp(v)
+        else:
+            y = v * hard_sigmoid(v, f(1.0 / 6.0), 0.5) if op == "HardSwish" else hard_sigmoid(v, attrs["alpha"], attrs["beta"])
         y = np.clip(np.rint(y.astype(f) / f(q["ys"])) + q["yz"], info.min, info.max).astype(dtype)
         nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]), helper.make_node(op, ["xf"], ["yf"], **attrs),
                  helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
