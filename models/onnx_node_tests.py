@@ -366,6 +366,16 @@ def operator_cases():
     cases.append(("extra_div_float_s8", "x", x, _model("extra_div_float_s8", nodes, "x", x, tt(np.int8), inits), y,
                   "Div between DequantizeLinear and QuantizeLinear by a float constant [1], int8, every input level"))
 
+    # Cast float32 -> float32 (an alias) of a dequantized value and of a float island's value, to a
+    # float graph output.
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("Cast", ["xf"], ["cf"], to=onnx.TensorProto.FLOAT),
+             helper.make_node("Div", ["cf", "d"], ["df"]), helper.make_node("Cast", ["df"], ["y"], to=onnx.TensorProto.FLOAT)]
+    inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8), "d": np.array([divisor], f)}
+    y = _dequantize(x, q["xs"], q["xz"]) / divisor
+    cases.append(("extra_cast_float_s8", "x", x, _model("extra_cast_float_s8", nodes, "x", x, onnx.TensorProto.FLOAT, inits), y,
+                  "Cast float32 to float32 (an alias) of a dequantized int8 value and of a Div's float32 output"))
+
     # Slice: integer form on a 4-D tensor (channels, rows and columns; negative and clamped bounds),
     # and the QDQ form on a 3-D tensor (axes omitted). The integer forms quantize a float input on
     # the grid (scale 2^-4: exact) first, as a QOperator model does.
