@@ -376,6 +376,19 @@ def operator_cases():
     cases.append(("extra_cast_float_s8", "x", x, _model("extra_cast_float_s8", nodes, "x", x, onnx.TensorProto.FLOAT, inits), y,
                   "Cast float32 to float32 (an alias) of a dequantized int8 value and of a Div's float32 output"))
 
+    # ReduceMax and ReduceMin in a float island (float32 output): over one middle axis, and over all
+    # axes (melspectrogram's ReduceMax, there with keepdims 0: a scalar).
+    xr = levels(np.int8, (2, 8, 16))
+    v = _dequantize(xr, q["xs"], q["xz"]) / divisor
+    for name, op, axes, keepdims, y in (("extra_reducemax_float_s8", "ReduceMax", [1], 1, v.max(axis=1, keepdims=True)),
+                                        ("extra_reducemin_float_s8", "ReduceMin", None, 1, v.min(keepdims=True))):
+        attrs = {"keepdims": keepdims, **({"axes": axes} if axes else {})}
+        nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]), helper.make_node("Div", ["xf", "d"], ["df"]),
+                 helper.make_node(op, ["df"], ["y"], **attrs)]
+        inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8), "d": np.array([divisor], f)}
+        cases.append((name, "x", xr, _model(name, nodes, "x", xr, onnx.TensorProto.FLOAT, inits), y.astype(f),
+                      f"{op} of a float island's value (a Div's float32 output), axes {axes or 'all'}, keepdims {keepdims}"))
+
     # Slice: integer form on a 4-D tensor (channels, rows and columns; negative and clamped bounds),
     # and the QDQ form on a 3-D tensor (axes omitted). The integer forms quantize a float input on
     # the grid (scale 2^-4: exact) first, as a QOperator model does.
