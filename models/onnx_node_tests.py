@@ -389,6 +389,17 @@ def operator_cases():
         cases.append((name, "x", xr, _model(name, nodes, "x", xr, onnx.TensorProto.FLOAT, inits), y.astype(f),
                       f"{op} of a float island's value (a Div's float32 output), axes {axes or 'all'}, keepdims {keepdims}"))
 
+    # Clip in a float island with a computed lower bound (a ReduceMax's value minus a constant, as
+    # melspectrogram's tail) and a constant upper one.
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]), helper.make_node("Div", ["xf", "d"], ["df"]),
+             helper.make_node("ReduceMax", ["df"], ["mf"], keepdims=0), helper.make_node("Sub", ["mf", "c"], ["lf"]),
+             helper.make_node("Clip", ["df", "lf", "hi"], ["y"])]
+    inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8), "d": np.array([divisor], f),
+             "c": np.array(3.0, f), "hi": np.array(1.5, f)}
+    y = np.minimum(np.maximum(v, v.max() - f(3.0)), f(1.5)).astype(f)
+    cases.append(("extra_clip_float_bounds_s8", "x", xr, _model("extra_clip_float_bounds_s8", nodes, "x", xr, onnx.TensorProto.FLOAT, inits), y,
+                  "Clip of a float island's value, its min computed (ReduceMax - 3), its max a constant"))
+
     # Slice: integer form on a 4-D tensor (channels, rows and columns; negative and clamped bounds),
     # and the QDQ form on a 3-D tensor (axes omitted). The integer forms quantize a float input on
     # the grid (scale 2^-4: exact) first, as a QOperator model does.

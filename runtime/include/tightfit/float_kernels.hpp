@@ -215,4 +215,15 @@ inline void reduce_extreme_float(const ReduceMeanParams& p, const float* in, flo
         }
 }
 
+// ONNX Clip on float32 with bounds read at run time (one element each; nullptr: none), as ORT:
+// std::min(std::max(x, lo), hi), so a NaN x stays NaN.
+inline void clip_float(int32_t count, const float* in, const float* lo, const float* hi, float* out) {
+  for (int32_t i = 0; i < count; ++i) {
+    float v = in[i];
+    if (lo != nullptr) v = v < *lo ? *lo : v;
+    if (hi != nullptr) v = *hi < v ? *hi : v;
+    out[i] = v;
+  }
+}
+
 }  // namespace tightfit
