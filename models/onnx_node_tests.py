@@ -230,18 +230,26 @@ def extra_cases():
                          onnx.TensorProto.INT8, {"b": b, **q}),
                   _qlinear_matmul(a, q["as"], q["az"], b, q["bs"], q["bz"], q["ys"], q["yz"], -128, 127, np.int8),
                   "QLinearMatMul, int8, A [2, 3, 16] by a batched constant B [2, 16, 5]"))
-    # HardSigmoid and HardSwish (ONNX Runtime has no QLinear form): DequantizeLinear -> op ->
+    # HardSigmoid, HardSwish, Log and Exp (ONNX Runtime has no QLinear form): DequantizeLinear -> op ->
     # QuantizeLinear on every input level, computed in float32 as ONNX Runtime does.
     f = np.float32
     for name, op, attrs, dtype, q in (
             ("extra_hardsigmoid_u8", "HardSigmoid", {"alpha": float(f(1.0 / 6.0)), "beta": 0.5}, np.uint8,
              {"xs": f(0.05), "xz": 120, "ys": f(1.0 / 255.0), "yz": 0}),
-            ("extra_hardswish_s8", "HardSwish", {}, np.int8, {"xs": f(0.04), "xz": -10, "ys": f(0.025), "yz": -113})):
+            ("extra_hardswish_s8", "HardSwish", {}, np.int8, {"xs": f(0.04), "xz": -10, "ys": f(0.025), "yz": -113}),
+            ("extra_log_u8", "Log", {}, np.uint8, {"xs": f(0.05), "xz": 0, "ys": f(0.025), "yz": 128}),
+            ("extra_exp_s8", "Exp", {}, np.int8, {"xs": f(0.02), "xz": 0, "ys": f(0.05), "yz": -128})):
         info = np.iinfo(dtype)
         x = np.arange(info.min, info.max + 1).astype(dtype).reshape(1, 4, 8, 8)
         v = f(q["xs"]) * (x.astype(np.int32) - q["xz"]).astype(f)
         hard_sigmoid = lambda u, a, b: np.maximum(np.minimum(f(a) * u + f(b), f(1)), f(0))
-        y = v * hard_sigmoid(v, f(1.0 / 6.0), 0.5) if op == "HardSwish" else hard_sigmoid(v, attrs["alpha"], attrs["beta"])
+        if op == "Log":
+            with np.errstate(divide="ignore"):
+                y = np.log(v)  # log(0) = -inf saturates to the lowest code
+        elif op == "Exp":
+            y = np.exp(v)
+        else:
+            y = v * hard_sigmoid(v, f(1.0 / 6.0), 0.5) if op == "HardSwish" else hard_sigmoid(v, attrs["alpha"], attrs["beta"])
         y = np.clip(np.rint(y.astype(f) / f(q["ys"])) + q["yz"], info.min, info.max).astype(dtype)
         nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]), helper.make_node(op, ["xf"], ["yf"], **attrs),
                  helper.make_node("QuantizeLinear", ["yf", "ys", "yz"], ["y"])]
@@ -357,6 +365,40 @@ def operator_cases():
     y = _quantize(_dequantize(x, q["xs"], q["xz"]) / divisor, q["ys"], q["yz"], np.int8)
     cases.append(("extra_div_float_s8", "x", x, _model("extra_div_float_s8", nodes, "x", x, tt(np.int8), inits), y,
                   "Div between DequantizeLinear and QuantizeLinear by a float constant [1], int8, every input level"))
+
+    # Cast float32 -> float32 (an alias) of a dequantized value and of a float island's value, to a
+    # float graph output.
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("Cast", ["xf"], ["cf"], to=onnx.TensorProto.FLOAT),
+             helper.make_node("Div", ["cf", "d"], ["df"]), helper.make_node("Cast", ["df"], ["y"], to=onnx.TensorProto.FLOAT)]
+    inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8), "d": np.array([divisor], f)}
+    y = _dequantize(x, q["xs"], q["xz"]) / divisor
+    cases.append(("extra_cast_float_s8", "x", x, _model("extra_cast_float_s8", nodes, "x", x, onnx.TensorProto.FLOAT, inits), y,
+                  "Cast float32 to float32 (an alias) of a dequantized int8 value and of a Div's float32 output"))
+
+    # ReduceMax and ReduceMin in a float island (float32 output): over one middle axis, and over all
+    # axes (melspectrogram's ReduceMax, there with keepdims 0: a scalar).
+    xr = levels(np.int8, (2, 8, 16))
+    v = _dequantize(xr, q["xs"], q["xz"]) / divisor
+    for name, op, axes, keepdims, y in (("extra_reducemax_float_s8", "ReduceMax", [1], 1, v.max(axis=1, keepdims=True)),
+                                        ("extra_reducemin_float_s8", "ReduceMin", None, 1, v.min(keepdims=True))):
+        attrs = {"keepdims": keepdims, **({"axes": axes} if axes else {})}
+        nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]), helper.make_node("Div", ["xf", "d"], ["df"]),
+                 helper.make_node(op, ["df"], ["y"], **attrs)]
+        inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8), "d": np.array([divisor], f)}
+        cases.append((name, "x", xr, _model(name, nodes, "x", xr, onnx.TensorProto.FLOAT, inits), y.astype(f),
+                      f"{op} of a float island's value (a Div's float32 output), axes {axes or 'all'}, keepdims {keepdims}"))
+
+    # Clip in a float island with a computed lower bound (a ReduceMax's value minus a constant, as
+    # melspectrogram's tail) and a constant upper one.
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]), helper.make_node("Div", ["xf", "d"], ["df"]),
+             helper.make_node("ReduceMax", ["df"], ["mf"], keepdims=0), helper.make_node("Sub", ["mf", "c"], ["lf"]),
+             helper.make_node("Clip", ["df", "lf", "hi"], ["y"])]
+    inits = {"xs": np.array(q["xs"], f), "xz": np.array(q["xz"], np.int8), "d": np.array([divisor], f),
+             "c": np.array(3.0, f), "hi": np.array(1.5, f)}
+    y = np.minimum(np.maximum(v, v.max() - f(3.0)), f(1.5)).astype(f)
+    cases.append(("extra_clip_float_bounds_s8", "x", xr, _model("extra_clip_float_bounds_s8", nodes, "x", xr, onnx.TensorProto.FLOAT, inits), y,
+                  "Clip of a float island's value, its min computed (ReduceMax - 3), its max a constant"))
 
     # Slice: integer form on a 4-D tensor (channels, rows and columns; negative and clamped bounds),
     # and the QDQ form on a 3-D tensor (axes omitted). The integer forms quantize a float input on

@@ -1,5 +1,6 @@
 // Clamp: a standalone Relu/Clip that could not be fused, or a Max/Min of an activation and a
-// constant (tf2onnx's clamp, left float by ORT's quantizer): clamp to [act_min, act_max].
+// constant (tf2onnx's clamp, left float by ORT's quantizer): clamp to [act_min, act_max]. ClipFloat:
+// a Clip in a float island, its bounds constants or one-element float values (tightfit::clip_float).
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
@@ -14,8 +15,28 @@ using namespace import;
 struct Import : Translator {
   using Translator::Translator;
 
+  // A Clip of a float island's value, or with a bound computed in one (one element each): a float
+  // node, ClipFloat.
+  bool float_clip(const NodeProto& n) {
+    if (n.op_type() != "Clip" || opset_ < 11) return false;
+    bool island = false;
+    for (int i = 0; i < n.input_size(); ++i) island = island || (has_input(n, i) && value(n.input(i)).kind == Value::Kind::Float);
+    if (!island) return false;
+    std::vector<ir::TensorId> inputs = {float_operand(n, 0)};
+    for (int i = 1; i <= 2; ++i) {
+      if (!has_input(n, i)) continue;
+      inputs.push_back(float_operand(n, i));
+      if (tensor(inputs.back()).elements() != 1) throw Error(fmt::format("Clip bound {} must have one element", i));
+    }
+    ir::Node& node = float_node(n, ir::OpKind::ClipFloat, inputs, tensor(inputs[0]).shape);
+    node.attrs.act_min = has_input(n, 1) ? 1 : 0;  // which bounds the inputs after x are
+    node.attrs.act_max = has_input(n, 2) ? 1 : 0;
+    return true;
+  }
+
   // A Relu, Clip, Max or Min that no float operator absorbed, on a dequantized activation.
   void standalone_activation(const NodeProto& n) {
+    if (float_clip(n)) return;
     const ir::TensorId x = activation_input(n, clamped_operand(n), true);
     const ir::Tensor& src = tensor(x);
     const std::string& y = n.output(0);
@@ -102,6 +123,19 @@ struct Emit : Emission {
   }
 };
 
+struct EmitFloat : Emission {
+  using Emission::Emission;
+
+  // out = min(max(x, lo), hi) (ORT's Clip: std::max then std::min), a missing bound none.
+  void clip_float(const std::string& id, const Node& n) {
+    require_float(n, {0});
+    const std::string lo = n.attrs.act_min != 0 ? operand(id, n, 1) : "nullptr";
+    const std::string hi = n.attrs.act_max != 0 ? operand(id, n, n.attrs.act_min != 0 ? 2 : 1) : "nullptr";
+    call(n, fmt::format("tightfit::clip_float({}, {}, {}, {}, {})", out(n).elements(), pointer(n.inputs[0]), lo, hi,
+                        pointer(n.outputs[0])));
+  }
+};
+
 schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
   return overlap_distances(tightfit::clamp_distance(), tightfit::kNoOverlap);
 }
@@ -116,5 +150,13 @@ extern const Operator kClamp{
      {"", "Min", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).clamp(id, n); },
     overlap};
+
+extern const Operator kClipFloat{
+    ir::OpKind::ClipFloat,
+    {},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { EmitFloat(s).clip_float(id, n); },
+    [](const ir::Graph&, const ir::Node&, std::size_t input) {
+      return input == 0 ? overlap_distances(0, tightfit::kNoOverlap) : schedule::OverlapDistances{};
+    }};
 
 }  // namespace tightfit::ops

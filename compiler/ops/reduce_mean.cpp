@@ -34,6 +34,21 @@ struct Import : Translator {
     return axes;
   }
 
+  // ReduceMax and ReduceMin: float islands only (exact in float32).
+  void reduce_extreme(const NodeProto& n, ir::OpKind kind) {
+    allow_attributes(n, {"axes", "keepdims", "noop_with_empty_axes"});
+    const ir::TensorId x = float_operand(n, 0);
+    const Shape xs = tensor(x).shape;
+    const std::vector<std::int64_t> axes = reduced_axes(n, xs.size());
+    const bool keepdims = int_attr(n, "keepdims", 1) != 0;
+    Shape y;
+    for (std::size_t d = 0; d < xs.size(); ++d) {
+      const bool reduced = std::count(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) > 0;
+      if (!reduced || keepdims) y.push_back(reduced ? 1 : xs[d]);
+    }
+    float_node(n, kind, {x}, y).attrs.axes = axes;
+  }
+
   void reduce_mean(const NodeProto& n) {
     allow_attributes(n, {"axes", "keepdims", "noop_with_empty_axes"});
     const bool in_float = !(integer_form(n, 1) && !tensor(value(n.input(0)).tensor).is_constant);
@@ -121,6 +136,15 @@ struct Emit : Emission {
       out_s[d] = i32(out_strides[memory_axis(y, y_axis)]);
     }
     auto four = [](const std::vector<std::int32_t>& v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
+    if (n.op == ir::OpKind::ReduceMax || n.op == ir::OpKind::ReduceMin) {  // index order; quantization fields unused
+      const std::string block = params("ReduceMeanParams", id,
+                                       fmt::format("{},{},{},{},{},0.0f,0,0.0f,0,0,0", four(kept), four(reduced), four(in_s),
+                                                   four(out_s), count),
+                                       23);
+      call(n, fmt::format("tightfit::reduce_extreme_float({}, {}, {}, {})", block, pointer(n.inputs[0]),
+                          pointer(n.outputs[0]), n.op == ir::OpKind::ReduceMax ? "true" : "false"));
+      return;
+    }
     if (in_float && trailing_axes(n)) {  // ORT's FastReduceKR: rows of contiguous elements, Eigen's sum
       call(n, fmt::format("tightfit::reduce_mean_float_rows({}, {}, {}, {})", y.elements(), count, pointer(n.inputs[0]),
                           pointer(n.outputs[0])));
@@ -149,6 +173,16 @@ struct Emit : Emission {
 extern const Operator kReduceMean{
     ir::OpKind::ReduceMean,
     {{"", "ReduceMean", [](ImportState& s, const NodeProto& n) { Import(s).reduce_mean(n); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); }};
+
+extern const Operator kReduceMax{
+    ir::OpKind::ReduceMax,
+    {{"", "ReduceMax", [](ImportState& s, const NodeProto& n) { Import(s).reduce_extreme(n, ir::OpKind::ReduceMax); }}},
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); }};
+
+extern const Operator kReduceMin{
+    ir::OpKind::ReduceMin,
+    {{"", "ReduceMin", [](ImportState& s, const NodeProto& n) { Import(s).reduce_extreme(n, ir::OpKind::ReduceMin); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); }};
 
 }  // namespace tightfit::ops

@@ -1,4 +1,5 @@
 // Reshape: a view: the same bytes under a new shape (Reshape, Flatten, Squeeze, Unsqueeze). No code.
+// A Cast to the type its input already has (float32 to float32) is the input itself: no node.
 #include "ops/operator.hpp"
 #include "import/translator.hpp"
 
@@ -30,6 +31,25 @@ struct Import : Translator {
       return op == "Squeeze" ? import::squeeze(x.shape, axes) : import::unsqueeze(x.shape, axes);
     });
   }
+
+  // Cast whose `to` is its input's type: an alias. Other casts are refused, naming both types.
+  void cast(const NodeProto& n) {
+    const Value& in = value(n.input(0));
+    const int to = static_cast<int>(int_attr(n, "to", 0));
+    int from = onnx::TensorProto::FLOAT;
+    if (in.kind == Value::Kind::Constant) from = in.constant->data_type();
+    else if (in.kind == Value::Kind::Integer) {
+      const ir::DType d = tensor(in.tensor).dtype;
+      from = d == ir::DType::Int8    ? onnx::TensorProto::INT8
+             : d == ir::DType::UInt8 ? onnx::TensorProto::UINT8
+             : d == ir::DType::Int32 ? onnx::TensorProto::INT32
+                                     : onnx::TensorProto::FLOAT;
+    }
+    if (from != to)
+      throw Error(fmt::format("Cast from {} to {} is not supported (only a Cast to the type its input has, an alias)",
+                              onnx_type_name(from), onnx_type_name(to)));
+    set_value(n.output(0), in);
+  }
 };
 
 }  // namespace
@@ -39,7 +59,8 @@ extern const Operator kReshape{
     {{"", "Reshape", [](ImportState& s, const NodeProto& n) { Import(s).reshape(n); }},
      {"", "Flatten", [](ImportState& s, const NodeProto& n) { Import(s).flatten(n); }},
      {"", "Squeeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }},
-     {"", "Unsqueeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }}},
+     {"", "Unsqueeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }},
+     {"", "Cast", [](ImportState& s, const NodeProto& n) { Import(s).cast(n); }}},
     nullptr};
 
 }  // namespace tightfit::ops

@@ -97,6 +97,8 @@ std::optional<NodeWindow> node_window(const ir::Graph& g, const ir::Node& n) {
     case ir::OpKind::Tanh:
     case ir::OpKind::HardSigmoid:
     case ir::OpKind::HardSwish:
+    case ir::OpKind::Log:
+    case ir::OpKind::Exp:
     case ir::OpKind::Clamp:
     case ir::OpKind::Requantize:
       if (n.inputs.size() != 1 || activations != 1) return std::nullopt;

@@ -169,6 +169,21 @@ inline void build_tanh_table(float x_scale, int32_t x_zp, float y_scale, int32_t
   build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_tanh(v); }, table);
 }
 
+// Log between DequantizeLinear and QuantizeLinear (ORT's float Log): log(0) = -inf saturates to
+// the lowest code; a negative value (NaN in ORT, which MLAS's vector QuantizeLinear clamps to the
+// lowest code) does the same.
+template <typename T>
+inline void build_log_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return v > 0.0f ? std::log(v) : -INFINITY; },
+                        table);
+}
+
+// Exp between DequantizeLinear and QuantizeLinear (ORT's float Exp).
+template <typename T>
+inline void build_exp_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
+  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return std::exp(v); }, table);
+}
+
 // QLinearLeakyRelu: v >= 0 ? v : alpha * v.
 template <typename T>
 inline void build_leaky_relu_table(float alpha, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp,
