@@ -66,11 +66,11 @@ TESTS = [
     # the scale and zero point a QuantizeLinear then uses: float arithmetic on the data, which
     # tightfit does not compile (float operators are folded only between Dequantize/QuantizeLinear).
     ("test_dynamicquantizelinear_expanded", ["x"], "its only input is the float data", "refused",
-     "(ReduceMin): unsupported operator"),
+     "(ReduceMin): input 'x' is a float graph input read in float"),
     ("test_dynamicquantizelinear_max_adjusted_expanded", ["x"], "its only input is the float data", "refused",
-     "(ReduceMin): unsupported operator"),
+     "(ReduceMin): input 'x' is a float graph input read in float"),
     ("test_dynamicquantizelinear_min_adjusted_expanded", ["x"], "its only input is the float data", "refused",
-     "(ReduceMin): unsupported operator"),
+     "(ReduceMin): input 'x' is a float graph input read in float"),
 ]
 
 
