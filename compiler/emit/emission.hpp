@@ -45,7 +45,14 @@ inline const char* ctype(DType t) {
 }
 
 // A float as a C++ literal that reads back to the very same bits.
-inline std::string float_literal(float f) { return fmt::format("{:a}f", f); }
+// A float32 constant as C++ source: exact hexadecimal; infinities and NaN (a Clip's open bound,
+// a model's constant) as the compiler builtins, which freestanding code has without <cmath>.
+inline std::string float_literal(float f) {
+  if (f != f) return "__builtin_nanf(\"\")";
+  if (f > 3.4028235e38f) return "__builtin_inff()";
+  if (f < -3.4028235e38f) return "-__builtin_inff()";
+  return fmt::format("{:a}f", f);
+}
 
 template <typename T>
 inline std::vector<T> elements_of(const Tensor& t) {

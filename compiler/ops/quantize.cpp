@@ -89,7 +89,11 @@ struct Emit : Emission {
   void quantize(const std::string& id, const Node& n) {
     const Tensor &x = in(n, 0), &y = out(n);
     require_per_tensor(n, y);
-    if (x.dtype != DType::Float32 || x.layout != y.layout) refuse(n, "expects a float32 input in its output's order");
+    if (x.dtype != DType::Float32) refuse(n, "expects a float32 input");
+    // As Dequantize at an island's start: a channels-last image holds its elements in the float
+    // value's (ONNX) order only with one channel or one pixel.
+    if (x.layout != y.layout && y.shape.size() == 4 && y.shape[3] != 1 && y.shape[1] * y.shape[2] != 1)
+      refuse(n, "a float island writing a channels-last image is not supported");
     const std::string block = params("QuantizeParams", id,
                                      fmt::format("{},{},{}", y.elements(), float_literal(y.quant.scale[0]), y.quant.zero_point[0]), 3);
     call(n, fmt::format("tightfit::quantize<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]), pointer(n.outputs[0])));

@@ -258,9 +258,32 @@ void to_channels_last(Graph& g) {
         }
         break;
       }
-      case OpKind::FullyConnected:
-        if (in_cl) throw Error(where(g, n) + ": a fully connected layer on a 4-D input is not supported");
+      case OpKind::FullyConnected: {
+        // A MatMul on a 4-D activation (openWakeWord's mel filterbank on [1, 1, frames, bins])
+        // multiplies the rows of its ONNX order: it reads and writes tensors in that order, each
+        // a view of the channels-last one where the two orders agree, else a layout transpose.
+        auto layout_change = [&](const std::string& name, TensorId in, TensorId out, TensorId logical,
+                                 const std::array<std::int64_t, 4>& perm) {
+          return orders_agree(g.tensors[logical].shape) ? make_view(g, name, "Reshape (layout)", in, out)
+                                                        : make_transpose(g, name, in, out, perm);
+        };
+        if (in_cl) {
+          const TensorId logical = add_logical_copy(g, n.inputs[0], ":nchw");
+          cl.push_back(false);
+          nodes.push_back(layout_change(n.name + ":to_nchw", n.inputs[0], logical, logical, kToChannelsFirst));
+          n.inputs[0] = logical;
+        }
+        if (out_cl) {
+          const TensorId final_out = n.outputs[0];
+          const TensorId logical = add_logical_copy(g, final_out, ":nchw");
+          cl.push_back(false);
+          n.outputs[0] = logical;
+          nodes.push_back(n);
+          nodes.push_back(layout_change(n.name + ":to_nhwc", logical, final_out, logical, kToChannelsLast));
+          continue;
+        }
         break;
+      }
       default:
         break;  // convolutions, pools and elementwise ops take NHWC as it comes
     }
