@@ -34,18 +34,27 @@ struct Import : Translator {
     return axes;
   }
 
+  // The shape of a reduction of `xs` over `axes`: `kept` with each reduced dim 1, and the output
+  // (`kept`, or without the reduced dims when keepdims is 0).
+  struct ReducedShape {
+    Shape kept, y;
+  };
+  static ReducedShape reduced_shape(const Shape& xs, const std::vector<std::int64_t>& axes, bool keepdims) {
+    ReducedShape r{xs, {}};
+    for (std::size_t d = 0; d < xs.size(); ++d) {
+      const bool reduced = std::count(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) > 0;
+      if (reduced) r.kept[d] = 1;
+      if (!reduced || keepdims) r.y.push_back(r.kept[d]);
+    }
+    return r;
+  }
+
   // ReduceMax and ReduceMin: float islands only (exact in float32).
   void reduce_extreme(const NodeProto& n, ir::OpKind kind) {
     allow_attributes(n, {"axes", "keepdims", "noop_with_empty_axes"});
     const ir::TensorId x = float_operand(n, 0);
-    const Shape xs = tensor(x).shape;
-    const std::vector<std::int64_t> axes = reduced_axes(n, xs.size());
-    const bool keepdims = int_attr(n, "keepdims", 1) != 0;
-    Shape y;
-    for (std::size_t d = 0; d < xs.size(); ++d) {
-      const bool reduced = std::count(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) > 0;
-      if (!reduced || keepdims) y.push_back(reduced ? 1 : xs[d]);
-    }
+    const std::vector<std::int64_t> axes = reduced_axes(n, tensor(x).shape.size());
+    const Shape y = reduced_shape(tensor(x).shape, axes, int_attr(n, "keepdims", 1) != 0).y;
     float_node(n, kind, {x}, y).attrs.axes = axes;
   }
 
@@ -56,12 +65,7 @@ struct Import : Translator {
     const Shape xs = tensor(x).shape;
     const std::vector<std::int64_t> axes = reduced_axes(n, xs.size());
     const bool keepdims = int_attr(n, "keepdims", 1) != 0;
-    Shape kept = xs, y;
-    for (std::size_t d = 0; d < xs.size(); ++d) {
-      const bool reduced = std::count(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) > 0;
-      if (reduced) kept[d] = 1;
-      if (!reduced || keepdims) y.push_back(kept[d]);
-    }
+    const auto [kept, y] = reduced_shape(xs, axes, keepdims);
     if (in_float) {
       float_node(n, ir::OpKind::ReduceMean, {x}, y).attrs.axes = axes;
       return;
