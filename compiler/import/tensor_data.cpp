@@ -20,6 +20,16 @@ std::optional<ir::DType> to_dtype(int t) {
   }
 }
 
+int onnx_elem_type(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::Int8: return TensorProto::INT8;
+    case ir::DType::UInt8: return TensorProto::UINT8;
+    case ir::DType::Int32: return TensorProto::INT32;
+    case ir::DType::Float32: return TensorProto::FLOAT;
+  }
+  return TensorProto::UNDEFINED;
+}
+
 std::string onnx_type_name(int t) {
   if (!TensorProto::DataType_IsValid(t)) return fmt::format("element type {}", t);
   std::string name = TensorProto::DataType_Name(static_cast<TensorProto::DataType>(t));

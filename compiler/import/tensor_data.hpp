@@ -19,6 +19,8 @@ constexpr std::int64_t kMaxElements = std::int64_t{1} << 31;
 
 // The IR dtype of an ONNX element type, or nothing for types tightfit does not carry.
 std::optional<ir::DType> to_dtype(int onnx_elem_type);
+// The ONNX element type of an IR dtype (to_dtype's inverse).
+int onnx_elem_type(ir::DType dtype);
 // "float16", "int64", ... for messages.
 std::string onnx_type_name(int onnx_elem_type);
 

@@ -64,7 +64,7 @@ struct Import : Translator {
     TensorProto& out = constant_nodes_.emplace_back();
     out.set_name(y);
     for (std::int64_t d : dims) out.add_dims(d);
-    out.set_data_type(q.dtype == ir::DType::Int8 ? TensorProto::INT8 : TensorProto::UINT8);
+    out.set_data_type(onnx_elem_type(q.dtype));
     std::string bytes(values.size(), '\0');
     for (std::size_t i = 0; i < values.size(); ++i) {
       const std::size_t channel = q.quant.per_channel() ? static_cast<std::size_t>(i / inner) % q.quant.scale.size() : 0;

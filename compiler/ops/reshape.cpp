@@ -38,13 +38,7 @@ struct Import : Translator {
     const int to = static_cast<int>(int_attr(n, "to", 0));
     int from = onnx::TensorProto::FLOAT;
     if (in.kind == Value::Kind::Constant) from = in.constant->data_type();
-    else if (in.kind == Value::Kind::Integer) {
-      const ir::DType d = tensor(in.tensor).dtype;
-      from = d == ir::DType::Int8    ? onnx::TensorProto::INT8
-             : d == ir::DType::UInt8 ? onnx::TensorProto::UINT8
-             : d == ir::DType::Int32 ? onnx::TensorProto::INT32
-                                     : onnx::TensorProto::FLOAT;
-    }
+    else if (in.kind == Value::Kind::Integer) from = import::onnx_elem_type(tensor(in.tensor).dtype);
     if (from != to)
       throw Error(fmt::format("Cast from {} to {} is not supported (only a Cast to the type its input has, an alias)",
                               onnx_type_name(from), onnx_type_name(to)));
