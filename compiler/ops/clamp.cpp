@@ -40,38 +40,18 @@ struct Import : Translator {
     const ir::TensorId x = activation_input(n, clamped_operand(n), true);
     const ir::Tensor& src = tensor(x);
     const std::string& y = n.output(0);
-    auto users = consumers_.find(y);
-    const bool to_quantize = !graph_outputs_.count(y) && users != consumers_.end() && users->second.size() == 1 &&
-                             graph_.node(users->second[0]).op_type() == "QuantizeLinear";
-    if (to_quantize) {
-      // quantize(clip(dequantize(x))) = clamp(requantize(x)): a Requantize with the clamp fused.
-      const NodeProto& q = graph_.node(users->second[0]);
-      QParams yq;
-      with_context(label(q), [&] { yq = output_qparams(q, 1, 2, ir::DType::UInt8); });
-      absorbed_[index_of(q)] = true;
-      const auto [lo, hi] = activation_range(n, yq);
-      const bool same = yq.dtype == src.dtype && same_quant(yq.quant, src.quant);
-      const ir::TensorId out = add_activation(q.output(0), yq.dtype, src.shape, &yq.quant);
-      ir::Node& node = emit(n, same ? ir::OpKind::Clamp : ir::OpKind::Requantize, n.op_type() + " (QDQ)", {x}, out);
-      node.attrs.act_min = lo;
-      node.attrs.act_max = hi;
-      return set_value(q.output(0), Value{Value::Kind::Integer, out, nullptr});
-    }
     if (const NodeProto* q = quantize_ahead(y)) {
+      if (q->input(0) == y) {
+        // quantize(clip(dequantize(x))) = clamp(requantize(x)): a Requantize with the clamp fused.
+        absorbed_[index_of(*q)] = true;
+        return set_value(q->output(0), Value{Value::Kind::Integer, clamp_into(n, x, *q, q->output(0)), nullptr});
+      }
       // clip(dequantize(x)) reaches a QuantizeLinear through operators that only pick and move
       // values (tf2onnx's Max before a MaxPool that ORT's quantizer left float). Quantization is
       // monotonic, so it commutes with them: clamp(requantize(x)) to the QuantizeLinear's
       // parameters here, and those operators run on it in the integer domain as they do on any
       // dequantized activation, exactly.
-      QParams yq;
-      with_context(label(*q), [&] { yq = output_qparams(*q, 1, 2, ir::DType::UInt8); });
-      const auto [lo, hi] = activation_range(n, yq);
-      const bool same = yq.dtype == src.dtype && same_quant(yq.quant, src.quant);
-      const ir::TensorId out = add_activation(y, yq.dtype, src.shape, &yq.quant);
-      ir::Node& node = emit(n, same ? ir::OpKind::Clamp : ir::OpKind::Requantize, n.op_type() + " (QDQ)", {x}, out);
-      node.attrs.act_min = lo;
-      node.attrs.act_max = hi;
-      return set_value(y, Value{Value::Kind::Dequantized, out, nullptr});
+      return set_value(y, Value{Value::Kind::Dequantized, clamp_into(n, x, *q, y), nullptr});
     }
     // Otherwise the clamped value must itself be exactly a dequantized integer tensor: the
     // bounds must lie on the quantization grid.
@@ -91,16 +71,32 @@ struct Import : Translator {
     set_value(y, Value{Value::Kind::Dequantized, out, nullptr});
   }
 
-  // The QuantizeLinear that value `name` reaches through a chain of single-reader MaxPool and view
-  // operators (each output order-preserving in its input's values), or nullptr.
+  // Clamp node `n` of activation `x` in the integer domain of QuantizeLinear `q`, into a new tensor
+  // `name`: a Requantize with the bounds fused, or a Clamp when the parameters are x's own.
+  ir::TensorId clamp_into(const NodeProto& n, ir::TensorId x, const NodeProto& q, const std::string& name) {
+    QParams yq;
+    with_context(label(q), [&] { yq = output_qparams(q, 1, 2, ir::DType::UInt8); });
+    const auto [lo, hi] = activation_range(n, yq);
+    const ir::Tensor& src = tensor(x);
+    const bool same = yq.dtype == src.dtype && same_quant(yq.quant, src.quant);
+    const ir::TensorId out = add_activation(name, yq.dtype, src.shape, &yq.quant);
+    ir::Node& node = emit(n, same ? ir::OpKind::Clamp : ir::OpKind::Requantize, n.op_type() + " (QDQ)", {x}, out);
+    node.attrs.act_min = lo;
+    node.attrs.act_max = hi;
+    return out;
+  }
+
+  // The QuantizeLinear that value `name` reaches, as its only reader or through a chain of
+  // single-reader MaxPool and view operators (each output order-preserving in its input's
+  // values), or nullptr.
   const NodeProto* quantize_ahead(const std::string& name) const {
     std::string at = name;
     for (;;) {
       auto users = consumers_.find(at);
       if (graph_outputs_.count(at) || users == consumers_.end() || users->second.size() != 1) return nullptr;
       const NodeProto& next = graph_.node(users->second[0]);
-      if (!next.domain().empty() && next.domain() != "ai.onnx") return nullptr;
       if (next.op_type() == "QuantizeLinear") return &next;
+      if (!next.domain().empty() && next.domain() != "ai.onnx") return nullptr;
       static const std::set<std::string> kOrderPreserving = {"MaxPool", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose"};
       if (!kOrderPreserving.count(next.op_type()) || next.input(0) != at || next.output_size() != 1) return nullptr;
       at = next.output(0);
