@@ -92,17 +92,12 @@ struct Import : Translator {
     std::vector<ir::TensorId> inputs = {x, w};
     add_qdq_bias(n, x, w, y[1], inputs);
     const Sink sink = quantized_sink(n);
-    if (!one_d) {
-      ir::Node& node = emit_to_sink(n, ir::OpKind::Conv, inputs, y, sink);
-      keep_activation(node.attrs, attrs);
-      return;
-    }
-    const ir::TensorId y4 = conv_output(sink.name, sink.q.dtype, y, &sink.q.quant, true);
-    ir::Node& node = emit(n, ir::OpKind::Conv, n.op_type() + sink.fused + " (QDQ)", inputs, y4);
+    Sink written = sink;  // a 1-D convolution writes a 4-D tensor of its own (see conv_output)
+    if (one_d) written.name += ":height1";
+    ir::Node& node = emit_to_sink(n, ir::OpKind::Conv, inputs, y, written);
     keep_activation(node.attrs, attrs);
-    node.attrs.act_min = sink.act_min;
-    node.attrs.act_max = sink.act_max;
-    set_value(sink.name, Value{Value::Kind::Integer, height1_output(n, y4, sink.name), nullptr});
+    const ir::TensorId y4 = node.outputs[0];  // height1_output adds a node: `node` dangles after it
+    if (one_d) set_value(sink.name, Value{Value::Kind::Integer, height1_output(n, y4, sink.name), nullptr});
   }
 
   // QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, [B]).
