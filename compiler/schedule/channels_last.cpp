@@ -180,6 +180,54 @@ std::vector<std::int64_t> memory_perm(const std::vector<std::int64_t>& logical_p
   return p;
 }
 
+// The flatten of a channels-last image [N, C, H, W] to [N, C*H*W] (or [N, C*H*W, 1, 1]) costs no
+// copy when its only readers multiply it by constant weights, a FullyConnected or a 1x1 Conv: the
+// weights' columns are permuted at compile time to the order the image lies in (column
+// (h*W + w)*C + c takes ONNX's column c*H*W + h*W + w), and the flatten becomes a view. Returns
+// the readers' nodes (as indices into g.nodes, after the Reshape's `at`), or none when a reader
+// cannot absorb it.
+std::vector<std::size_t> readers_absorbing_flatten(const Graph& g, std::size_t at) {
+  const Node& reshape = g.nodes[at];
+  const Tensor& x = g.tensors[reshape.inputs[0]];
+  const TensorId out = reshape.outputs[0];
+  const Tensor& y = g.tensors[out];
+  const std::int64_t n = x.shape[0], k = x.shape[1] * x.shape[2] * x.shape[3];
+  if (y.shape != std::vector<std::int64_t>{n, k} && y.shape != std::vector<std::int64_t>{n, k, 1, 1}) return {};
+  if (contains(g.outputs, out)) return {};
+  std::vector<std::size_t> readers;
+  for (std::size_t i = at + 1; i < g.nodes.size(); ++i) {
+    const Node& r = g.nodes[i];
+    if (!contains(r.inputs, out)) continue;
+    if (r.inputs[0] != out || r.inputs.size() < 2 || std::count(r.inputs.begin(), r.inputs.end(), out) != 1) return {};
+    const bool pointwise_conv = r.op == OpKind::Conv && r.attrs.group == 1 &&
+                                r.attrs.kernel_shape == std::vector<std::int64_t>{1, 1} &&
+                                r.attrs.strides == std::vector<std::int64_t>{1, 1} &&
+                                r.attrs.pads == std::vector<std::int64_t>{0, 0, 0, 0};
+    if (r.op != OpKind::FullyConnected && !pointwise_conv) return {};
+    const Tensor& w = g.tensors[r.inputs[1]];
+    if (!w.is_constant || w.shape.size() < 2 || w.shape[1] != k || w.elements() != w.shape[0] * k) return {};
+    readers.push_back(i);
+  }
+  return readers;
+}
+
+// A copy of constant weights [M, K, ...] whose K columns are in the order of a channels-last
+// image [N, C, H, W] flattened (K = C*H*W): see readers_absorbing_flatten.
+TensorId add_columns_in_pixel_order(Graph& g, TensorId weights, const std::vector<std::int64_t>& nchw) {
+  Tensor w = g.tensors[weights];
+  w.name += ":columns_nhwc";
+  const std::int64_t c = nchw[1], hw = nchw[2] * nchw[3], k = c * hw, rows = w.shape[0];
+  const std::size_t es = ir::dtype_size(w.dtype);
+  std::vector<std::uint8_t> data(w.data.size());
+  for (std::int64_t m = 0; m < rows; ++m)
+    for (std::int64_t ic = 0; ic < c; ++ic)
+      for (std::int64_t p = 0; p < hw; ++p)
+        std::memcpy(&data[(m * k + p * c + ic) * es], &w.data[(m * k + ic * hw + p) * es], es);
+  w.data = std::move(data);
+  g.tensors.push_back(std::move(w));
+  return static_cast<TensorId>(g.tensors.size() - 1);
+}
+
 bool is_identity(const std::vector<std::int64_t>& perm) {
   for (std::size_t i = 0; i < perm.size(); ++i)
     if (perm[i] != static_cast<std::int64_t>(i)) return false;
@@ -240,6 +288,18 @@ void to_channels_last(Graph& g) {
       case OpKind::Reshape: {
         // A view to the very same shape (a boundary view) has the same layout on both sides.
         if (g.tensors[n.inputs[0]].shape == g.tensors[n.outputs[0]].shape) break;
+        if (in_cl && !orders_agree(g.tensors[n.inputs[0]].shape)) {
+          const auto at = static_cast<std::size_t>(&n - g.nodes.data());
+          const std::vector<std::size_t> readers = readers_absorbing_flatten(g, at);
+          if (!readers.empty()) {
+            const std::vector<std::int64_t> nchw = g.tensors[n.inputs[0]].shape;
+            for (std::size_t r : readers) {
+              g.nodes[r].inputs[1] = add_columns_in_pixel_order(g, g.nodes[r].inputs[1], nchw);
+              cl.push_back(false);
+            }
+            break;  // a view of the image's bytes as they lie
+          }
+        }
         // add_logical_copy grows g.tensors: no references into it are held across these calls.
         if (in_cl && !orders_agree(g.tensors[n.inputs[0]].shape)) {
           const TensorId logical = add_logical_copy(g, n.inputs[0], ":nchw");

@@ -250,3 +250,26 @@ TEST_CASE("Max or Min with a constant runs as the Clip with that bound, also bef
     CHECK(run_good_model(work, model, x, {1, 2, 4, 4}) == run_good_model(work, twin, x, {1, 2, 4, 4}));
   }
 }
+
+// tests/import/good/flatten_gemm_qdq.onnx flattens a channels-last [1, 4, 4, 4] image into a Gemm:
+// its weights' columns are permuted at compile time and the flatten is a view, no copy. The twin
+// also outputs the flattened image, which keeps it in ONNX's order (a layout transpose, and the
+// Gemm's weights as they are): the two must give the same y, and only the twin may move the image.
+TEST_CASE("a flatten of a channels-last image into a FullyConnected is a view: the weights' columns are permuted",
+          "[flatten_view]") {
+  const fs::path work = scratch("flatten_view");
+  std::vector<float> x(48);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = -2.3f + 0.1f * static_cast<float>((i * 29) % 48);
+  CHECK(run_good_model(work, "flatten_gemm_qdq.onnx", x, {1, 3, 4, 4}) ==
+        run_good_model(work, "flatten_gemm_twin_qdq.onnx", x, {1, 3, 4, 4}));
+  auto transposes = [&](const std::string& model) {
+    std::ifstream source(work / model / "build" / "m.cpp");
+    const std::string text((std::istreambuf_iterator<char>(source)), std::istreambuf_iterator<char>());
+    std::size_t count = 0;
+    for (auto at = text.find("tightfit::transpose"); at != std::string::npos; at = text.find("tightfit::transpose", at + 1))
+      ++count;
+    return count;
+  };
+  CHECK(transposes("flatten_gemm_qdq.onnx") == 0);
+  CHECK(transposes("flatten_gemm_twin_qdq.onnx") > 0);
+}

@@ -131,6 +131,34 @@ def matmul_qdq(flatten_input=False):
     return model(nodes, [float_input("x", [2, 1, 3] if flatten_input else [2, 3])], [float_input("y", [2, 4])], inits)
 
 
+def flatten_gemm_qdq(flattened_output=False):
+    """x[1,3,4,4] -> Q/DQ (uint8) -> Conv(3x3, 4 out, pad 1) -> Relu -> Q/DQ -> Flatten -> Gemm(W[5,64]
+    int8 per-row, transB) -> Q -> DQ -> y[1,5]: a classifier head on an image of 16 pixels, whose
+    flatten is free in channels-last memory once the weights' columns are permuted. With
+    flattened_output the flattened image is a graph output too, which keeps it in ONNX's order."""
+    rng = np.random.default_rng(7)
+    inits = [scalar("s", 0.05, np.float32), scalar("z", 128, np.uint8), scalar("s1", 0.08, np.float32),
+             scalar("z1", 0, np.uint8), scalar("s2", 0.3, np.float32), scalar("z2", 120, np.uint8),
+             const("w", rng.integers(-90, 90, size=(4, 3, 3, 3)).astype(np.int8)), scalar("w_scale", 0.02, np.float32),
+             scalar("w_zp", 0, np.int8), const("v", rng.integers(-127, 127, size=(5, 64)).astype(np.int8)),
+             const("v_scale", np.array([0.01, 0.02, 0.005, 0.015, 0.03], np.float32)),
+             const("v_zp", np.zeros(5, np.int8))]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zp"], ["wf"]),
+             helper.make_node("Conv", ["xf", "wf"], ["c"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("QuantizeLinear", ["r", "s1", "z1"], ["rq"]),
+             helper.make_node("DequantizeLinear", ["rq", "s1", "z1"], ["rf"]),
+             helper.make_node("Flatten", ["rf"], ["f"], name="flatten", axis=1),
+             helper.make_node("DequantizeLinear", ["v", "v_scale", "v_zp"], ["vf"], axis=0),
+             helper.make_node("Gemm", ["f", "vf"], ["g"], name="gemm", transB=1),
+             helper.make_node("QuantizeLinear", ["g", "s2", "z2"], ["yq"]),
+             helper.make_node("DequantizeLinear", ["yq", "s2", "z2"], ["y"])]
+    outputs = [float_input("y", [1, 5])] + ([float_input("f", [1, 64])] if flattened_output else [])
+    return model(nodes, [float_input("x", [1, 3, 4, 4])], outputs, inits)
+
+
 def add_constant_qdq(constant_node):
     """x[1,6] -> Q/DQ -> Add(c) -> Q -> DQ -> y, c [6] a float constant quantized as ORT's quantizer
     leaves a Constant node (its own QuantizeLinear/DequantizeLinear pair), or, without
@@ -258,6 +286,8 @@ def make_good():
     save(GOOD, "add_constant_node_qdq.onnx", add_constant_qdq(constant_node=True))
     save(GOOD, "add_constant_initializer_qdq.onnx", add_constant_qdq(constant_node=False))
     save(GOOD, "convinteger_qdq.onnx", convinteger_qdq())
+    save(GOOD, "flatten_gemm_qdq.onnx", flatten_gemm_qdq())
+    save(GOOD, "flatten_gemm_twin_qdq.onnx", flatten_gemm_qdq(flattened_output=True))
     save(GOOD, "relu_same_scale_qdq.onnx", relu_qdq(0.1))
     save(GOOD, "relu_new_scale_qdq.onnx", relu_qdq(0.05))
     unsorted = conv_qdq()
