@@ -50,11 +50,13 @@ struct Emit : Emission {
 extern const Operator kHardSigmoid{
     ir::OpKind::HardSigmoid,
     {{"", "HardSigmoid", import_hard_sigmoid}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_sigmoid(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_sigmoid(id, n); },
+    lookup_overlap};
 
 extern const Operator kHardSwish{
     ir::OpKind::HardSwish,
     {{"", "HardSwish", import_hard_swish}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_swish(id, n); }};
+    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_swish(id, n); },
+    lookup_overlap};
 
 }  // namespace tightfit::ops
