@@ -32,8 +32,10 @@
 //    NHWC, and in the [kh][kw][out_c] weights) at a time, one SMLABB/SMLATT per
 //    channel and tap; the taps inside the image are found once per pixel.
 //  * general conv with one group and kh * kw * in_c <= 128: the pixel's
-//    window copied once into a 16-bit patch on the stack (zero point off,
-//    padding 0), then a run of SMLADs per pair of output channels.
+//    window copied once, a kernel row's taps inside the image as one run of
+//    bytes and padding as the zero point, then widened 4 bytes at a time into
+//    a 16-bit patch on the stack (zero point off, padding 0), then a run of
+//    SMLADs per pair of output channels.
 //  * other general and grouped convs: 2 output channels at a time; with one
 //    group and no horizontal dilation the valid taps of a kernel row are one
 //    contiguous run of kw * in_c bytes on both sides, 4 bytes at a time.
@@ -579,9 +581,10 @@ constexpr int32_t kPatchElements = 128;
 inline int32_t patch_slot(int32_t e) { return (e & ~3) | ((e & 1) << 1) | ((e >> 1) & 1); }
 
 // General convolution with one group and a small kernel (kh * kw * in_c <=
-// kPatchElements): per output pixel, the window is copied once, zero point
-// taken off and padded taps set to 0 (exactly what skipping them gives), into
-// a patch on the stack in the weights' own order (OHWI: ky, kx, ic); then each
+// kPatchElements): per output pixel, the window is copied once (a byte copy,
+// then widened), zero point taken off and padded taps set to 0 (exactly what
+// skipping them gives), into a patch on the stack in the weights' own order
+// (OHWI: ky, kx, ic); then each
 // pair of output channels is one run of SMLADs over it.  Few input channels
 // (a first layer on a 1-channel spectrogram, an RGB image) otherwise leave
 // runs too short for 4-byte steps.
@@ -594,24 +597,45 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
   const int32_t chunks = len >> 2;
   const int32_t zx = p.input_zero_point, zw = p.weight_zero_point;
   const int32_t wo = simd::offset_pair(zw);
+  const int32_t xo = simd::offset_pair(zx);
+  const int32_t row_len = p.kernel_w * p.in_c;
+  alignas(4) T window[kPatchElements];
   alignas(4) int16_t patch[kPatchElements];
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
+      const int32_t iy0 = oy * p.stride_h - p.pad_top;
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        int32_t e = 0;
-        for (int32_t ky = 0; ky < p.kernel_h; ++ky) {
-          const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-          for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
-            const int32_t ix = ox * p.stride_w - p.pad_left + kx * p.dilation_w;
-            if (iy < 0 || iy >= p.in_h || ix < 0 || ix >= p.in_w) {
-              for (int32_t ic = 0; ic < p.in_c; ++ic, ++e) patch[patch_slot(e)] = 0;
+        // The window's bytes row by row, a padded tap holding the zero point (0 once it is taken
+        // off): whole runs of taps copied, rather than one element at a time with its bounds.
+        const int32_t ix0 = ox * p.stride_w - p.pad_left;
+        int32_t kx_lo, kx_hi;
+        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+        T* row = window;
+        for (int32_t ky = 0; ky < p.kernel_h; ++ky, row += row_len) {
+          const int32_t iy = iy0 + ky * p.dilation_h;
+          const bool row_inside = iy >= 0 && iy < p.in_h;
+          const int32_t lo = row_inside ? kx_lo * p.in_c : row_len, hi = row_inside ? kx_hi * p.in_c : row_len;
+          for (int32_t i = 0; i < lo; ++i) row[i] = static_cast<T>(zx);
+          if (lo < hi) {
+            const T* x = in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo * p.dilation_w) * p.in_c;
+            if (p.dilation_w == 1) {
+              __builtin_memcpy(row + lo, x, static_cast<uint32_t>(hi - lo));
             } else {
-              const T* x = in + ((b * p.in_h + iy) * p.in_w + ix) * p.in_c;
-              for (int32_t ic = 0; ic < p.in_c; ++ic, ++e)
-                patch[patch_slot(e)] = static_cast<int16_t>(static_cast<int32_t>(x[ic]) - zx);
+              for (int32_t kx = kx_lo; kx < kx_hi; ++kx, x += p.dilation_w * p.in_c)
+                __builtin_memcpy(row + kx * p.in_c, x, static_cast<uint32_t>(p.in_c));
             }
           }
+          for (int32_t i = hi; i < row_len; ++i) row[i] = static_cast<T>(zx);
         }
+        // Widened 4 bytes at a time with the zero point taken off, into the patch's pairs.
+        for (int32_t j = 0; j < chunks; ++j) {
+          const int32_t xa = simd::load4(window + 4 * j);
+          const int32_t pl = simd::Widen<T>::lo(xo, xa), ph = simd::Widen<T>::hi(xo, xa);
+          __builtin_memcpy(patch + 4 * j, &pl, 4);
+          __builtin_memcpy(patch + 4 * j + 2, &ph, 4);
+        }
+        for (int32_t i = chunks * 4; i < len; ++i)
+          patch[patch_slot(i)] = static_cast<int16_t>(static_cast<int32_t>(window[i]) - zx);
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         int32_t oc = 0;
         for (; oc + 2 <= p.out_c; oc += 2) {
