@@ -3,7 +3,7 @@
 firmware/run for QEMU's mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7), mps3-an547 (Cortex-M55
 with Helium), the Cortex-M0+ build (on mps2-an385) and the RV32IMC build (on virt), once with the
 runtime's portable kernels (-DTIGHTFIT_PORTABLE_KERNELS=ON) and once with the core's fast paths
-(DSP, MVE or ARMv6-M; the RV32IMC has none: both builds are the portable one), run under -icount
+(DSP, MVE, or the scalar kernels on the M0+ and RV32IMC), run under -icount
 (exact instruction counts). Prints one table per board, then DS-CNN layer by layer (per-step
 counts from a profiled build) beside CMSIS-NN's figures for that core from
 ../shared/targets/README.md (none for the RV32IMC: there, instructions per MAC).

@@ -46,8 +46,8 @@
 // (kernels_mve.hpp: MVE vectors, VMLADAV; Cortex-M55), taken when the compiler targets integer
 // and float MVE (__ARM_FEATURE_MVE == 3), and for Cortex-M cores with the DSP extension
 // (kernels_dsp.hpp: SXTB16/SMLAD, 4 bytes per load), taken on the others that have it
-// (__ARM_FEATURE_DSP), and for ARMv6-M (kernels_v6m.hpp: Cortex-M0/M0+, loops kept in the low
-// registers), unless TIGHTFIT_PORTABLE_KERNELS is defined. Every path gives the same bits; the
+// (__ARM_FEATURE_DSP), and for cores without SIMD (kernels_scalar.hpp: ARMv6-M, Cortex-M0/M0+,
+// loops kept in the low registers; RV32IMC), unless TIGHTFIT_PORTABLE_KERNELS is defined. Every path gives the same bits; the
 // portable one (namespace tightfit::portable) runs everywhere else.
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 3) == 3
 #define TIGHTFIT_HAVE_MVE_KERNELS 1
@@ -59,15 +59,15 @@
 #else
 #define TIGHTFIT_HAVE_DSP_KERNELS 0
 #endif
-#if defined(__ARM_ARCH_6M__)
-#define TIGHTFIT_HAVE_V6M_KERNELS 1
+#if defined(__ARM_ARCH_6M__) || defined(__riscv)
+#define TIGHTFIT_HAVE_SCALAR_KERNELS 1
 #else
-#define TIGHTFIT_HAVE_V6M_KERNELS 0
+#define TIGHTFIT_HAVE_SCALAR_KERNELS 0
 #endif
-#if TIGHTFIT_HAVE_V6M_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
-#define TIGHTFIT_USE_V6M_KERNELS 1
+#if TIGHTFIT_HAVE_SCALAR_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
+#define TIGHTFIT_USE_SCALAR_KERNELS 1
 #else
-#define TIGHTFIT_USE_V6M_KERNELS 0
+#define TIGHTFIT_USE_SCALAR_KERNELS 0
 #endif
 #if TIGHTFIT_HAVE_MVE_KERNELS && !defined(TIGHTFIT_PORTABLE_KERNELS)
 #define TIGHTFIT_USE_MVE_KERNELS 1
@@ -382,8 +382,8 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
 #if TIGHTFIT_HAVE_MVE_KERNELS
 #include "tightfit/kernels_mve.hpp"
 #endif
-#if TIGHTFIT_HAVE_V6M_KERNELS
-#include "tightfit/kernels_v6m.hpp"
+#if TIGHTFIT_HAVE_SCALAR_KERNELS
+#include "tightfit/kernels_scalar.hpp"
 #endif
 
 namespace tightfit {
@@ -392,17 +392,17 @@ namespace tightfit {
 namespace selected_kernels = mve;
 #elif TIGHTFIT_USE_DSP_KERNELS
 namespace selected_kernels = dsp;
-#elif TIGHTFIT_USE_V6M_KERNELS
-namespace selected_kernels = v6m;
+#elif TIGHTFIT_USE_SCALAR_KERNELS
+namespace selected_kernels = scalar;
 #else
 namespace selected_kernels = portable;
 #endif
 
-// The ARMv6-M pointwise and fully connected kernels run forwards only, in the portable kernels'
+// The scalar (ARMv6-M, RV32IMC) pointwise and fully connected kernels run forwards only, in the portable kernels'
 // raster order (their comments say how they read and write): a call that runs backwards takes
-// the portable loops. Every other fast kernel (ARMv6-M depthwise; Helium pointwise, depthwise and
+// the portable loops. Every other fast kernel (scalar depthwise; Helium pointwise, depthwise and
 // fully connected) runs both ways, in the portable or the DSP kernels' orders.
-#if TIGHTFIT_USE_V6M_KERNELS
+#if TIGHTFIT_USE_SCALAR_KERNELS
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 1
 #else
 #define TIGHTFIT_FAST_KERNELS_FORWARD_ONLY 0

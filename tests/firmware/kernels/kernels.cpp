@@ -1,12 +1,12 @@
 // Runs the target's fast kernels (tightfit::mve on a core with Helium, tightfit::dsp on one with
-// the DSP extension, tightfit::v6m on ARMv6-M) and
+// the DSP extension, tightfit::scalar on ARMv6-M and RV32IMC) and
 // tightfit::portable conv / fully connected (and pool and elementwise) kernels on the same random
 // cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
 // dilations, groups, depthwise, zero points at the extremes too, fused clamps, per-channel
 // multipliers, bias or none, unaligned buffers) and compares their outputs byte for byte; then
 // runs each fast kernel with its output over its input at the stated overlap distance
 // (kernels.hpp), forwards and (DSP, Helium) backwards, against the same bytes. Prints "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1"
-// (mve_paths=1, v6m_paths=1) and exits 0 when M is 0 (1 otherwise; 3 when the target has no fast
+// (mve_paths=1, scalar_paths=1) and exits 0 when M is 0 (1 otherwise; 3 when the target has no fast
 // paths to check).
 #include <tightfit/kernels.hpp>
 
@@ -24,9 +24,9 @@ constexpr const char* kFastPaths = "mve_paths";
 #elif TIGHTFIT_HAVE_DSP_KERNELS
 namespace fast = tightfit::dsp;
 constexpr const char* kFastPaths = "dsp_paths";
-#elif TIGHTFIT_HAVE_V6M_KERNELS
-namespace fast = tightfit::v6m;
-constexpr const char* kFastPaths = "v6m_paths";
+#elif TIGHTFIT_HAVE_SCALAR_KERNELS
+namespace fast = tightfit::scalar;
+constexpr const char* kFastPaths = "scalar_paths";
 #endif
 
 uint32_t state = 0x12345678u;
@@ -448,8 +448,8 @@ void all_cases(int32_t rounds) {
 }  // namespace
 
 int main() {
-#if !TIGHTFIT_HAVE_DSP_KERNELS && !TIGHTFIT_HAVE_MVE_KERNELS && !TIGHTFIT_HAVE_V6M_KERNELS
-  tf_puts("TIGHTFIT dsp_paths=0 mve_paths=0 v6m_paths=0\n");
+#if !TIGHTFIT_HAVE_DSP_KERNELS && !TIGHTFIT_HAVE_MVE_KERNELS && !TIGHTFIT_HAVE_SCALAR_KERNELS
+  tf_puts("TIGHTFIT dsp_paths=0 mve_paths=0 scalar_paths=0\n");
   return 3;
 #else
   all_cases<int8_t, int8_t>(150);

@@ -1,20 +1,22 @@
-// tightfit runtime: the convolution and fully connected kernels shaped for ARMv6-M (Cortex-M0,
-// M0+: no DSP extension, no SIMD, 16-bit Thumb, eight low registers that most instructions can
-// use, LDRSB/LDRB with a register offset but no post-increment). Included by kernels.hpp; not a
-// header to include on its own.
+// tightfit runtime: the convolution and fully connected kernels for cores without SIMD: ARMv6-M
+// (Cortex-M0, M0+: no DSP extension, 16-bit Thumb, eight low registers that most instructions can
+// use, LDRSB/LDRB with a register offset but no post-increment) and RV32IMC (the ESP32-C3's core:
+// no float unit, no packed SIMD). Included by kernels.hpp; not a header to include on its own.
 //
-// Compiled in for ARMv6-M (__ARM_ARCH_6M__); kernels.hpp calls them unless
-// TIGHTFIT_PORTABLE_KERNELS is defined; they live in namespace tightfit::v6m next to
+// Compiled in for ARMv6-M (__ARM_ARCH_6M__) and RISC-V (__riscv); kernels.hpp calls them unless
+// TIGHTFIT_PORTABLE_KERNELS is defined; they live in namespace tightfit::scalar next to
 // tightfit::portable so that a test can run both on the same data. Bit-exact with the portable
 // path: the same integer sums (modulo 2^32, which the portable path never leaves either) and the
-// same requantize() (in integers on this core: numerics.hpp, requantize_integer()).
+// same requantize() (in integers on these cores: numerics.hpp, requantize_integer()).
 //
 // The work: one row of bytes (a pixel's channels, a fully connected row, or the receptive field
-// gathered into a byte patch) against two weight rows at a time, in one assembly loop that keeps
-// everything in r0-r7: per pair of MACs one input load, its zero point added from a high
-// register, two weight loads with the same index, two MULS and two ADDS (5 instructions per MAC;
-// GCC's own loop for the portable kernel takes about twice that). Depthwise lists the taps inside
-// the image once per pixel and runs each channel down the list.
+// gathered into a byte patch, a kernel row's taps inside the image as one byte copy) against two
+// weight rows at a time. On ARMv6-M that is one assembly loop that keeps everything in r0-r7: per
+// pair of MACs one input load, its zero point added from a high register, two weight loads with
+// the same index, two MULS and two ADDS (5 instructions per MAC; GCC's own loop for the portable
+// kernel takes about twice that). On RV32IMC it is C unrolled four steps, each value loaded once
+// at an immediate offset (about 4.5 instructions per MAC). Depthwise lists the taps inside the
+// image once per pixel and runs each channel down the list.
 //
 // Read/write order (for outputs that overlap their inputs in memory): every kernel here writes
 // its output in the portable kernel's raster order, pixel after pixel, channels ascending within
@@ -29,13 +31,13 @@
 #include "tightfit/params.hpp"
 
 namespace tightfit {
-namespace v6m {
+namespace scalar {
 
 // a0 += sum_i (x[i] - zx) (w0[i] - zw), a1 += the same with w1, for i < n.
 template <typename T, typename TW>
 inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, int32_t zw, int32_t& a0,
                  int32_t& a1) {
-#if defined(__OPTIMIZE__)
+#if defined(__OPTIMIZE__) && defined(__ARM_ARCH_6M__)
   const int32_t pairs = n & ~1;
   if (pairs > 0 && zw == 0) {
     // i runs from -pairs up to 0 over pointers to the ends: one ADDS both steps and tests.
@@ -75,6 +77,24 @@ inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, 
     }
 #undef TIGHTFIT_V6M_DOT2
     x += pairs, w0 += pairs, w1 += pairs, n -= pairs;
+  }
+#else
+  if (zw == 0) {
+    // Four steps per pass, each value loaded once at an immediate offset (RV32: LB, SUB, two LBs,
+    // two MULs, two ADDs per two MACs; the pointers move once a pass).
+    int32_t s0 = 0, s1 = 0;
+    const T* const end = x + (n & ~3);
+    for (; x != end; x += 4, w0 += 4, w1 += 4) {
+      const int32_t x0 = static_cast<int32_t>(x[0]) - zx, x1 = static_cast<int32_t>(x[1]) - zx;
+      const int32_t x2 = static_cast<int32_t>(x[2]) - zx, x3 = static_cast<int32_t>(x[3]) - zx;
+      s0 += x0 * static_cast<int32_t>(w0[0]) + x1 * static_cast<int32_t>(w0[1]) + x2 * static_cast<int32_t>(w0[2]) +
+            x3 * static_cast<int32_t>(w0[3]);
+      s1 += x0 * static_cast<int32_t>(w1[0]) + x1 * static_cast<int32_t>(w1[1]) + x2 * static_cast<int32_t>(w1[2]) +
+            x3 * static_cast<int32_t>(w1[3]);
+    }
+    a0 += s0;
+    a1 += s1;
+    n &= 3;
   }
 #endif
   for (int32_t k = 0; k < n; ++k) {
@@ -223,5 +243,5 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   }
 }
 
-}  // namespace v6m
+}  // namespace scalar
 }  // namespace tightfit
