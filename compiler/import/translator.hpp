@@ -738,6 +738,14 @@ class Translator {
       state_.float_input_views_[n.output(0)] = rule(viewed, false, unused);
       return set_value(n.output(0), in);
     }
+    if (in.kind == Value::Kind::Float && kind == ir::OpKind::Reshape) {
+      // A view of a float island's value (PyTorch's Squeeze of an LSTM's Y_h): the same bytes.
+      ir::Attrs unused;
+      const Shape y = rule(tensor(in.tensor), false, unused);
+      const ir::TensorId out = add_activation(n.output(0), ir::DType::Float32, y, nullptr);
+      emit(n, kind, op + " (float)", {in.tensor}, out);
+      return set_value(n.output(0), Value{Value::Kind::Float, out, nullptr});
+    }
     const bool dequantized = in.kind == Value::Kind::Dequantized;
     const ir::TensorId x = activation_input(n, 0, dequantized);
     ir::Attrs attrs;

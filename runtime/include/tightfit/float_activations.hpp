@@ -3,7 +3,9 @@
 //
 // ORT's Sigmoid and Tanh (and LSTM's gates) call MLAS's MlasComputeLogistic and MlasComputeTanh:
 // Eigen's rational approximations, x clamped to a range, then p(x) / q(x) with p odd and q even
-// in x, evaluated by Horner's rule. Each step here is one IEEE single-precision operation (the runtime is
+// in x, evaluated by Horner's rule. ORT's GRU evaluates the same tanh polynomial inline
+// (rnn_helpers.cc, deepcpu::gru_*_gate_*) with its own clamps, and its sigmoid as
+// 0.5 * (1 + tanh(x / 2)). Each step here is one IEEE single-precision operation (the runtime is
 // built with -ffp-contract=off), so every core gives the same bits; on x86-64 with FMA3, MLAS's
 // kernels fuse the Horner steps, so ORT's results differ from these by a few units in the last
 // place (docs/numerics.md states the bound the tests pin).
@@ -60,6 +62,15 @@ inline float logistic_float(float x) {
 
 // MlasComputeTanh for one element: x clamped to [-9, 9], p(x) / q(x).
 inline float tanh_float(float x) { return detail::tanh_rational(detail::clamp_symmetric(x, 9.0f)); }
+
+// ORT GRU's inline tanh (rnn_helpers.cc, deepcpu::gru_output_gate_tanh): x clamped to
+// [-10, 10], p(x) / q(x).
+inline float gru_tanh_float(float x) { return detail::tanh_rational(detail::clamp_symmetric(x, 10.0f)); }
+
+// ORT GRU's inline sigmoid (deepcpu::gru_reset_gate_sigmoid) without its last factor: x clamped
+// to [-20, 20], 1 + tanh(x / 2) by the same rational function; ORT multiplies its operand by 0.5
+// and then by this (gru_float does too).
+inline float gru_half_sigmoid_sum(float x) { return 1.0f + detail::tanh_rational(0.5f * detail::clamp_symmetric(x, 20.0f)); }
 
 // ONNX Sigmoid and Tanh on float32 (ORT's activations.cc: MlasComputeLogistic, MlasComputeTanh).
 inline void sigmoid_float(int32_t count, const float* in, float* out) {
