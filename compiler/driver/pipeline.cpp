@@ -682,6 +682,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
     bool in_float = false;
     for (const std::vector<ir::TensorId>* ids : {&n.inputs, &n.outputs})
       for (ir::TensorId t : *ids) in_float = in_float || (t != ir::kNoTensor && !g.tensors[t].is_constant && g.tensors[t].dtype == ir::DType::Float32);
+    if (in_float) float_bytes += scratch;  // a float kernel's scratch holds float32 (LSTM, GRU: states and gates)
     live_at[s] -= shared_at[s];  // an output over its input: the bytes they share count once
     most_live = std::max(most_live, live_at[s]);
     const cost::Work work = cost::work_of(g, n);  // what the estimate of the step's call reads

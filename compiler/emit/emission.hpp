@@ -207,6 +207,18 @@ class Emission {
     throw Error(g_.source + ": internal error: tensor '" + tensor.name + "' has no memory");
   }
 
+  // The scratch buffer the plan gave node `n` (its operator's ScratchRule), as a pointer to
+  // `type`, whose elements are `element_bytes` long.
+  std::string scratch_pointer(const Node& n, const char* type, std::uint64_t element_bytes) const {
+    const int buffer = lt_.node_scratch.at(static_cast<std::size_t>(&n - g_.nodes.data()));
+    if (buffer < 0) refuse(n, "internal error: the kernel needs scratch memory but none was planned");
+    const plan::Placement& at = plan_.placements[buffer];
+    if (at.offset % element_bytes != 0)
+      refuse(n, fmt::format("its scratch buffer lies at offset {}, not a multiple of {} (raise --alignment)", at.offset,
+                            element_bytes));
+    return fmt::format("tightfit::at<{}>({}, {})", type, arena_name(at.region), at.offset);
+  }
+
   // ----- constant data ------------------------------------------------------------------------
 
   // A constant array in flash, named `name`; an array of the same type and elements written before

@@ -295,8 +295,9 @@ class Emitter : public Emission {
 
 }  // namespace
 
-std::uint64_t scratch_bytes(const ir::Graph&, const ir::Node&) {
-  return 0;  // every kernel of the runtime works in its input and output buffers alone
+std::uint64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node) {
+  const ops::Operator& op = ops::of(node.op);
+  return op.scratch ? op.scratch(graph, node) : 0;  // most kernels work in their input and output buffers alone
 }
 
 EmittedCode emit_cpp(const ir::Graph& graph, const schedule::Lifetimes& lifetimes, const plan::Plan& plan,

@@ -738,6 +738,14 @@ class Translator {
       state_.float_input_views_[n.output(0)] = rule(viewed, false, unused);
       return set_value(n.output(0), in);
     }
+    if (in.kind == Value::Kind::Float && kind == ir::OpKind::Reshape) {
+      // A view of a float island's value (PyTorch's Squeeze of an LSTM's Y_h): the same bytes.
+      ir::Attrs unused;
+      const Shape y = rule(tensor(in.tensor), false, unused);
+      const ir::TensorId out = add_activation(n.output(0), ir::DType::Float32, y, nullptr);
+      emit(n, kind, op + " (float)", {in.tensor}, out);
+      return set_value(n.output(0), Value{Value::Kind::Float, out, nullptr});
+    }
     const bool dequantized = in.kind == Value::Kind::Dequantized;
     const ir::TensorId x = activation_input(n, 0, dequantized);
     ir::Attrs attrs;
@@ -829,6 +837,14 @@ class Translator {
     const ir::TensorId y = add_activation(n.output(0), ir::DType::Float32, shape, nullptr);
     set_value(n.output(0), Value{Value::Kind::Float, y, nullptr});
     return emit(n, op, n.op_type() + " (float)", std::move(inputs), y);
+  }
+
+  // Sigmoid, Tanh: the integer form (a table) when it applies, else the float kernel (the output
+  // a graph output or read in float, or the input a float island's value).
+  void unary(const NodeProto& n, ir::OpKind kind) {
+    if (integer_form(n, 1)) return qdq_unary(n, kind, same_shape);
+    const ir::TensorId x = float_operand(n, 0);
+    float_node(n, kind, {x}, tensor(x).shape);
   }
 
   // Add, Sub, Mul: the integer form when it applies, else the float kernel.

@@ -60,6 +60,11 @@ std::int64_t Graph::macs(const Node& n) const {
     return tensors[n.inputs[0]].elements() * (w.elements() / w.shape[0]);
   }
   if (n.op == OpKind::FullyConnected) return y.elements() * w.shape.back();
+  if (n.op == OpKind::LSTM || n.op == OpKind::GRU) {
+    // Every step multiplies x by W and h by R, in each direction: X is [seq_length, batch, input].
+    const Tensor& x = tensors[n.inputs[0]];
+    return x.shape[0] * x.shape[1] * (w.elements() + tensors[n.inputs[2]].elements());
+  }
   return 0;
 }
 

@@ -109,6 +109,11 @@ struct Attrs {
   std::vector<std::int64_t> starts;    // Slice: the first index taken in each dim (ONNX order)
   bool softmax_integer_rule = false;   // Softmax from QLinearSoftmax: ORT's integer cast and saturation
   std::vector<float> scales;           // Resize (nearest): whole factors; output i reads input floor(i / scale)
+  // LSTM, GRU: which of Y, Y_h, Y_c (GRU: Y, Y_h) the node writes, its outputs in that order; the
+  // one direction running backwards in time (ONNX's "reverse"); GRU's linear_before_reset.
+  std::vector<bool> rnn_outputs;
+  bool reverse = false;
+  bool linear_before_reset = false;
 
   // Fused activation in the output's integer domain: the kernel clamps its quantized result
   // to [act_min, act_max]. Without a fused Relu/Clip these are the dtype's limits.

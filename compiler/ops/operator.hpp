@@ -49,11 +49,16 @@ using EmitRule = void (*)(EmissionState& state, const std::string& id, const ir:
 // backwards exactly when the plan puts the output above that input.
 using OverlapRule = schedule::OverlapDistances (*)(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 
+// Bytes of scratch memory the kernel of `node` needs during its step (a buffer the planner places;
+// Emission::scratch_pointer gives it to the call).
+using ScratchRule = std::uint64_t (*)(const ir::Graph& graph, const ir::Node& node);
+
 struct Operator {
   ir::OpKind kind;
   std::vector<ImportRule> imports;
   EmitRule emit;                 // nullptr for a view (Reshape): it moves no bytes and has no code
   OverlapRule overlap = nullptr;  // nullptr: its output never overlaps an input
+  ScratchRule scratch = nullptr;  // nullptr: the kernel works in its input and output buffers alone
 };
 
 // Every operator, in ops.def's order (the order of ir::OpKind).
@@ -70,7 +75,7 @@ schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t ab
 
 // The overlap rules several operators share: elementwise with broadcasting (Add, Mul, Sub), and a
 // 256-entry table or the requantization of an int32 accumulator (Sigmoid, Tanh, LeakyRelu, Div,
-// Requantize).
+// Requantize), or the float form of Sigmoid and Tanh.
 schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 

@@ -317,8 +317,8 @@ def make_bad():
     save(BAD, "float_only.onnx", model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
                                        [float_input("x", [1, 1, 4, 4])], [float_input("y", [1, 1, 2, 2])],
                                        [const("w", np.ones((1, 1, 3, 3), np.float32))]))
-    # A float model like Silero VAD: an int64 input and an If whose branches hold an LSTM, which
-    # the refusal names besides the missing quantization.
+    # A float model like Silero VAD: an int64 input and an If whose branches hold an LSTM; the
+    # refusal names what is missing besides the quantization (the If and Equal, not the LSTM).
     hidden, lstm_x = 2, [1, 1, 3]
     w = np.ones((1, 4 * hidden, 3), np.float32)
     r = np.ones((1, 4 * hidden, hidden), np.float32)

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tightfit/float_activations.hpp"  // Sigmoid, Tanh: MLAS's rational approximations
+#include "tightfit/float_rnn.hpp"          // LSTM, GRU
 #include "tightfit/params.hpp"
 
 namespace tightfit {

@@ -332,4 +332,15 @@ struct ClampParams {
   int32_t min, max;
 };
 
+// ONNX LSTM and GRU on float32, layout 0: X [seq_length, batch, input_size], Y [seq_length,
+// directions, batch, hidden_size], Y_h and Y_c [directions, batch, hidden_size]. `reverse`: the
+// one direction runs backwards in time (ONNX's direction "reverse"; with directions 2 the second
+// always does).
+struct RnnParams {
+  int32_t seq_length, batch, input_size, hidden_size;
+  int32_t directions;  // 1 or 2
+  int32_t reverse;
+  int32_t linear_before_reset;  // GRU
+};
+
 }  // namespace tightfit
