@@ -7,15 +7,17 @@ Float network (opset 13, batch 1): input [1, 16] -> Gemm 16 (+bias) -> h; m = Re
 the last axis; c = h - m. Then y = If(Cast(GreaterOrEqual(m, 0), to bool)): the then branch
 computes c * c * 0.5 (Mul, Mul), the else branch c / sqrt(c * c + 1) (Mul, Add, Sqrt, Div); both
 read c and m from the graph by name. And z = If(a constant true): then c * 3, else c + 1, which
-the compiler folds at import (the then branch inlined). Outputs y and z, [1, 16] float.
+the compiler folds at import (the then branch inlined). Output y + z, [1, 16] float.
 
 Quantized by quantize_qdq.py (ORT's quantize_static, QDQ): the Gemm becomes integer, ReduceMean
-and Sub stay float (a float island), the branches stay float (the quantizer leaves them alone).
+and Sub stay float (a float island), the branches stay float (the quantizer leaves them alone), the
+final Add is integer: its input y is quantized after the If, and the model's output is the
+Add's, dequantized (so the firmware takes it too: an integer tensor in its arena).
 
 Files: if_branches.qdq.onnx; if_branches.input_0.npy (its mean above 0: the then branch) and
 if_branches.sample1.input_0.npy (below: the else branch), chosen among seeded normal inputs by
 what the quantized model's m is; ORT's outputs on them (graph optimizations disabled):
-if_branches.qdq.output_K.npy and .sample1.output_K.npy for K = 0 (y), 1 (z).
+if_branches.qdq.output_0.npy and .sample1.output_0.npy.
 """
 import os
 import subprocess
@@ -64,10 +66,10 @@ def float_model(rng):
         helper.make_node('Cast', ['ge'], ['cond'], name='cast', to=TensorProto.BOOL),
         helper.make_node('If', ['cond'], ['y'], name='choose', then_branch=then_y, else_branch=else_y),
         helper.make_node('If', ['always'], ['z'], name='constant_if', then_branch=then_z, else_branch=else_z),
+        helper.make_node('Add', ['y', 'z'], ['output'], name='sum'),
     ]
     g = helper.make_graph(nodes, NAME, [helper.make_tensor_value_info('input', TensorProto.FLOAT, [1, N])],
-                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, N]),
-                           helper.make_tensor_value_info('z', TensorProto.FLOAT, [1, N])], inits)
+                          [helper.make_tensor_value_info('output', TensorProto.FLOAT, [1, N])], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
     m.ir_version = 7
     onnx.checker.check_model(m, full_check=True)
@@ -77,7 +79,7 @@ def float_model(rng):
 def ort_outputs(model, inputs, tmp):
     os.makedirs(tmp, exist_ok=True)
     subprocess.run(['node', os.path.join(HERE, 'dump.mjs'), model, tmp] + inputs, check=True, cwd=HERE)
-    return [np.load(os.path.join(tmp, n + '.npy')) for n in ('y', 'z')]
+    return np.load(os.path.join(tmp, 'output.npy'))
 
 
 def main():
@@ -112,10 +114,9 @@ def main():
         for tag, taken in (('', 'then'), ('sample1.', 'else')):
             p = os.path.join(HERE, f'{NAME}.{tag}input_0.npy')
             np.save(p, chosen[taken])
-            y, z = ort_outputs(qdq, [p], os.path.join(tmp, taken))
-            np.save(os.path.join(HERE, f'{NAME}.qdq.{tag}output_0.npy'), y)
-            np.save(os.path.join(HERE, f'{NAME}.qdq.{tag}output_1.npy'), z)
-            figures[taken] = {'y': y.ravel()[:4].tolist(), 'z': z.ravel()[:4].tolist()}
+            out = ort_outputs(qdq, [p], os.path.join(tmp, taken))
+            np.save(os.path.join(HERE, f'{NAME}.qdq.{tag}output_0.npy'), out)
+            figures[taken] = out.ravel()[:4].tolist()
     print(figures)
 
 
