@@ -836,6 +836,14 @@ class Translator {
     return emit(n, op, n.op_type() + " (float)", std::move(inputs), y);
   }
 
+  // Sigmoid, Tanh: the integer form (a table) when it applies, else the float kernel (the output
+  // a graph output or read in float, or the input a float island's value).
+  void unary(const NodeProto& n, ir::OpKind kind) {
+    if (integer_form(n, 1)) return qdq_unary(n, kind, same_shape);
+    const ir::TensorId x = float_operand(n, 0);
+    float_node(n, kind, {x}, tensor(x).shape);
+  }
+
   // Add, Sub, Mul: the integer form when it applies, else the float kernel.
   void binary(const NodeProto& n, ir::OpKind kind) {
     if (integer_form(n, 2)) return qdq_binary(n, kind);

@@ -70,7 +70,7 @@ schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t ab
 
 // The overlap rules several operators share: elementwise with broadcasting (Add, Mul, Sub), and a
 // 256-entry table or the requantization of an int32 accumulator (Sigmoid, Tanh, LeakyRelu, Div,
-// Requantize).
+// Requantize), or the float form of Sigmoid and Tanh.
 schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 

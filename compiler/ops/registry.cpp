@@ -48,6 +48,8 @@ schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node
 }
 
 schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+  // The float form of Sigmoid and Tanh: elementwise, each element read before it is written.
+  if (graph.tensors[node.inputs[input]].dtype == ir::DType::Float32) return overlap_distances(0, tightfit::kNoOverlap);
   const bool accumulator = graph.tensors[node.inputs[input]].dtype == ir::DType::Int32;
   return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
                            tightfit::kNoOverlap);

@@ -1,4 +1,6 @@
-// Sigmoid: a 256-entry table.
+// Sigmoid: a 256-entry table between DequantizeLinear and QuantizeLinear; otherwise (a float
+// island's value, a float graph output, a value read on in float) float32, tightfit::sigmoid_float
+// (ORT's MlasComputeLogistic).
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -24,6 +26,11 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void sigmoid(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Float32) {
+      require_float(n, {0});
+      return call(n, fmt::format("tightfit::sigmoid_float({}, {}, {})", out(n).elements(), operand(id, n, 0),
+                                 pointer(n.outputs[0])));
+    }
     lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
       s8 ? tightfit::build_sigmoid_table<std::int8_t>(xs, xz, ys, yz, table)
          : tightfit::build_sigmoid_table<std::uint8_t>(xs, xz, ys, yz, table);
@@ -35,8 +42,7 @@ struct Emit : Emission {
 
 extern const Operator kSigmoid{
     ir::OpKind::Sigmoid,
-    {{"", "Sigmoid", 
-      [](ImportState& s, const NodeProto& n) { Translator(s).qdq_unary(n, ir::OpKind::Sigmoid, Translator::same_shape); }},
+    {{"", "Sigmoid", [](ImportState& s, const NodeProto& n) { Translator(s).unary(n, ir::OpKind::Sigmoid); }},
      {"com.microsoft", "QLinearSigmoid", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sigmoid(id, n); },
     lookup_overlap};

@@ -1,4 +1,6 @@
-// Tanh: a 256-entry table (ONNX Runtime has no QLinear form).
+// Tanh: a 256-entry table between DequantizeLinear and QuantizeLinear (ONNX Runtime has no
+// QLinear form); otherwise (a float island's value, a float graph output, a value read on in
+// float) float32, tightfit::tanh_float (ORT's MlasComputeTanh).
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -12,6 +14,11 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void tanh(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Float32) {
+      require_float(n, {0});
+      return call(n, fmt::format("tightfit::tanh_float({}, {}, {})", out(n).elements(), operand(id, n, 0),
+                                 pointer(n.outputs[0])));
+    }
     lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
       s8 ? tightfit::build_tanh_table<std::int8_t>(xs, xz, ys, yz, table)
          : tightfit::build_tanh_table<std::uint8_t>(xs, xz, ys, yz, table);
@@ -23,7 +30,7 @@ struct Emit : Emission {
 
 extern const Operator kTanh{
     ir::OpKind::Tanh,
-    {{"", "Tanh", [](ImportState& s, const NodeProto& n) { Translator(s).qdq_unary(n, ir::OpKind::Tanh, Translator::same_shape); }}},
+    {{"", "Tanh", [](ImportState& s, const NodeProto& n) { Translator(s).unary(n, ir::OpKind::Tanh); }}},
     [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).tanh(id, n); },
     lookup_overlap};
 

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tightfit/float_activations.hpp"  // Sigmoid, Tanh: MLAS's rational approximations
 #include "tightfit/params.hpp"
 
 namespace tightfit {
