@@ -88,6 +88,7 @@ const char* c_type(ir::DType t) {
     case ir::DType::UInt8: return "std::uint8_t";
     case ir::DType::Int32: return "std::int32_t";
     case ir::DType::Float32: return "float";
+    case ir::DType::Bool: return "bool";
   }
   return "?";
 }
@@ -98,6 +99,7 @@ std::string npy_dtype(ir::DType t) {
     case ir::DType::UInt8: return "u1";
     case ir::DType::Int32: return "i4";
     case ir::DType::Float32: return "f4";
+    case ir::DType::Bool: return "b1";
   }
   return "?";
 }

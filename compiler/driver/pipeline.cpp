@@ -225,7 +225,8 @@ Scheduled order_and_plan(const CompileOptions& options, const ir::Graph& graph, 
   for (std::size_t v = 0; v < file_order.size(); ++v) file_order[v] = static_cast<int>(v);
   std::vector<std::vector<int>> candidates{file_order};
   schedule::OrderResult searched;
-  if (options.reorder) {
+  // An If's branches keep the importer's order: the search knows nothing of branches.
+  if (options.reorder && !graph.has_if()) {
     searched = schedule::best_order(schedule::order_problem(graph, lifetimes_of(options, graph)));
     order.search = searched.exact ? "exact" : "beam";
     order.states = searched.states;
@@ -298,7 +299,8 @@ std::vector<std::uint64_t> least_live_bytes(const schedule::Lifetimes& lifetimes
   const plan::Problem& p = lifetimes.problem;
   std::vector<std::uint64_t> live(steps, 0);
   for (const plan::Buffer& b : p.buffers)
-    for (int v = b.first_step; v <= b.last_step; ++v) live[static_cast<std::size_t>(v)] += b.size;
+    for (int v = b.first_step; v <= b.last_step; ++v)
+      if (b.live_at(v)) live[static_cast<std::size_t>(v)] += b.size;
   for (std::size_t k = 0; k < p.overlaps.size(); ++k) {
     const plan::Overlap& o = p.overlaps[k];
     const std::uint64_t out = p.buffers[o.output].size, in = p.buffers[o.input].size;
@@ -672,7 +674,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
     std::uint64_t scratch = 0, float_bytes = 0;
     for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
       const plan::Buffer& buf = problem.buffers[b];
-      if (buf.first_step > static_cast<int>(s) || buf.last_step < static_cast<int>(s)) continue;
+      if (!buf.live_at(static_cast<int>(s))) continue;
       live_at[s] += buf.size;
       if (lt.buffer_tensor[b] == ir::kNoTensor) scratch += buf.size;
       else live.push_back(buf.name);
@@ -810,7 +812,10 @@ Imported import_model(const CompileOptions& options) {
 
   // 2. The schedule: channels-last activations, float edges moved into the API.
   schedule::to_channels_last(imported.graph);
-  if (options.zero_copy_concat) imported.candidates = passes::zero_copy_candidates(imported.graph);
+  // Neither Concat inputs written in place nor row bands cross an If's branches: a graph with an If
+  // has neither.
+  if (options.zero_copy_concat && !imported.graph.has_if())
+    imported.candidates = passes::zero_copy_candidates(imported.graph);
 
   imported.pins = options.pins;
   if (!options.memory_file.empty()) {
@@ -890,7 +895,7 @@ Planned plan_model(const CompileOptions& options, const Imported& imported) {
   // above, the one that adds the fewest MACs and whose plan fits. The report's RAM-against-cost
   // table plans the cheapest way to each smaller bound.
   // The schedule of the plan kept: the untiled plan's, unless a stage of another fits the caps.
-  const std::size_t kept_schedule = options.tiling ? tile_to_fit(options, m, chosen, schedules, candidates, pins) : 0;
+  const std::size_t kept_schedule = options.tiling && !chosen->graph.has_if() ? tile_to_fit(options, m, chosen, schedules, candidates, pins) : 0;
   const ScheduleChoice& kept = schedules[kept_schedule];
   m.order = kept.order_choice;
   for (std::size_t k = 0; k < candidates.size(); ++k)

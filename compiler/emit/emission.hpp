@@ -40,6 +40,7 @@ inline const char* ctype(DType t) {
     case DType::UInt8: return "std::uint8_t";
     case DType::Int32: return "std::int32_t";
     case DType::Float32: return "float";
+    case DType::Bool: return "bool";
   }
   return "?";
 }
@@ -252,6 +253,7 @@ class Emission {
       case DType::UInt8: return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
       case DType::Int32: return array(name, "std::int32_t", elements_of<std::int32_t>(t));
       case DType::Float32: return array(name, "float", elements_of<float>(t));
+      case DType::Bool: return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
     }
     throw Error(g_.source + ": tensor '" + t.name + "': unknown dtype");
   }

@@ -28,7 +28,11 @@ class Emitter : public Emission {
   using Emission::Emission;
 
   EmittedCode run() {
-    for (std::size_t i = 0; i < g_.nodes.size(); ++i) emit_node(static_cast<int>(i), g_.nodes[i]);
+    for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
+      enter_branch(g_.nodes[i].guard);
+      emit_node(static_cast<int>(i), g_.nodes[i]);
+    }
+    enter_branch(ir::Guard{});
     EmittedCode code;
     code.header = header();
     code.source = source();
@@ -50,11 +54,51 @@ class Emitter : public Emission {
     return false;
   }
 
+  // An If's branches (ir::Guard): `if (condition) {` before the then branch's first step,
+  // `} else {` between the branches, `}` after the else branch's last; what lies inside is
+  // indented once more.
+  void enter_branch(const ir::Guard& guard) {
+    const bool same = guard.condition == branch_.condition && guard.then_branch == branch_.then_branch;
+    if (same) return;
+    if (branch_.guarded()) {
+      indent_since(body_, body_mark_);
+      indent_since(profiled_body_, profiled_mark_);
+    }
+    std::string line;
+    if (branch_.guarded() && guard.excludes(branch_)) {
+      line = "  } else {\n";
+    } else {
+      if (branch_.guarded()) line = "  }\n";
+      if (guard.guarded()) line += fmt::format("  if ({}[0]) {{\n", pointer(guard.condition));
+    }
+    body_ += line;
+    profiled_body_ += line;
+    body_mark_ = body_.size();
+    profiled_mark_ = profiled_body_.size();
+    branch_ = guard;
+  }
+
+  static void indent_since(std::string& text, std::size_t mark) {
+    std::string indented;
+    std::size_t line_start = mark;
+    while (line_start < text.size()) {
+      const std::size_t end = text.find('\n', line_start);
+      indented += "  " + text.substr(line_start, end == std::string::npos ? std::string::npos : end + 1 - line_start);
+      if (end == std::string::npos) break;
+      line_start = end + 1;
+    }
+    text.resize(mark);
+    text += indented;
+  }
+
   void emit_node(int index, const Node& n) {
     state_.backward_ = runs_backwards(index);
     const ops::Operator& op = ops::of(n.op);
     if (op.emit) op.emit(state_, fmt::format("n{}", index), n);
   }
+
+  ir::Guard branch_;  // the branch whose steps are being written
+  std::size_t body_mark_ = 0, profiled_mark_ = 0;  // where its text begins
 
   // ----- the files ----------------------------------------------------------------------------
 

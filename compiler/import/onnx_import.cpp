@@ -62,7 +62,17 @@ class Importer : public Translator {
     for (int i = 0; i < graph_.node_size(); ++i) {
       index_[&graph_.node(i)] = i;
       for (const auto& in : graph_.node(i).input()) consumers_[in].push_back(i);
+      // An If's branches read values of the graph by name: the If consumes them too (a value it
+      // reads is then no operator's alone to fold into a QuantizeLinear).
+      for (const std::string& outer : outer_reads(graph_.node(i))) consumers_[outer].push_back(i);
     }
+    state_.translate_node = [this](const NodeProto& n) {
+      if (!index_.count(&n)) {  // a branch's node: numbered after the graph's
+        index_[&n] = static_cast<int>(index_.size());
+        absorbed_.resize(index_.size(), false);
+      }
+      with_context(label(n), [&] { translate(n); });
+    };
 
     absorbed_.assign(graph_.node_size(), false);
     for (int i = 0; i < graph_.node_size(); ++i) {
@@ -77,6 +87,24 @@ class Importer : public Translator {
     distinct_node_names();
     passes::verify(out_);
     return std::move(out_);
+  }
+
+  // The values a node's subgraphs (an If's branches) read from outside them.
+  static std::set<std::string> outer_reads(const NodeProto& n) {
+    std::set<std::string> reads;
+    for (const auto& a : n.attribute()) {
+      if (!a.has_g()) continue;
+      std::set<std::string> made;
+      for (const auto& t : a.g().initializer()) made.insert(t.name());
+      for (const auto& sub : a.g().node()) {
+        for (const auto& in : sub.input())
+          if (!in.empty() && !made.count(in)) reads.insert(in);
+        for (const std::string& inner : outer_reads(sub))
+          if (!made.count(inner)) reads.insert(inner);
+        for (const auto& out : sub.output()) made.insert(out);
+      }
+    }
+    return reads;
   }
 
   // Later stages name nodes (a tiled stage lists its nodes by name), but ONNX only asks node

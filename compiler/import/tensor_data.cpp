@@ -26,6 +26,7 @@ int onnx_elem_type(ir::DType dtype) {
     case ir::DType::UInt8: return TensorProto::UINT8;
     case ir::DType::Int32: return TensorProto::INT32;
     case ir::DType::Float32: return TensorProto::FLOAT;
+    case ir::DType::Bool: return TensorProto::BOOL;
   }
   return TensorProto::UNDEFINED;
 }

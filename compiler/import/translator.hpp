@@ -110,6 +110,10 @@ struct ImportState {
   // Values that are views (Flatten, Reshape, Squeeze, Unsqueeze) of a float graph input, by name:
   // the shape the view gives the input's bytes, in the same order.
   std::map<std::string, Shape> float_input_views_;
+  // Translates one node as the Importer does (set by it), naming it in errors: the If rule
+  // (ops/if_result.cpp) translates the nodes of a branch with it.
+  std::function<void(const NodeProto&)> translate_node;
+  bool in_branch_ = false;  // a branch of a data-dependent If is being translated
 };
 
 class Translator {
@@ -175,7 +179,7 @@ class Translator {
     t.shape = shape;
     t.quantized = quant != nullptr;
     if (quant) t.quant = *quant;
-    return add_tensor(std::move(t), quant == nullptr && dtype != ir::DType::Float32);
+    return add_tensor(std::move(t), quant == nullptr && dtype != ir::DType::Float32 && dtype != ir::DType::Bool);
   }
 
   // An integer activation with the same dtype and quantization (or pending state) as `like`.
@@ -814,6 +818,7 @@ class Translator {
         case ir::DType::UInt8: q = t.data[i]; break;
         case ir::DType::Int32: std::memcpy(&q, t.data.data() + 4 * i, 4); break;
         case ir::DType::Float32: throw Error(fmt::format("constant '{}' is float32, not quantized", t.name));
+        case ir::DType::Bool: throw Error(fmt::format("constant '{}' is bool, not quantized", t.name));
       }
       const std::size_t c = t.quant.per_channel() ? static_cast<std::size_t>((i / inner) % t.shape[t.quant.axis]) : 0;
       out[static_cast<std::size_t>(i)] = static_cast<float>(q - t.quant.zero_point[c]) * t.quant.scale[c];

@@ -8,6 +8,7 @@ const char* dtype_name(DType t) {
     case DType::UInt8: return "uint8";
     case DType::Int32: return "int32";
     case DType::Float32: return "float32";
+    case DType::Bool: return "bool";
   }
   return "?";
 }
@@ -15,7 +16,8 @@ const char* dtype_name(DType t) {
 std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::Int8:
-    case DType::UInt8: return 1;
+    case DType::UInt8:
+    case DType::Bool: return 1;
     case DType::Int32:
     case DType::Float32: return 4;
   }
@@ -42,6 +44,12 @@ std::int64_t Tensor::elements() const {
 std::vector<std::int64_t> Tensor::onnx_shape() const {
   if (layout != Layout::ChannelsLast) return shape;
   return {shape[0], shape[3], shape[1], shape[2]};
+}
+
+bool Graph::has_if() const {
+  for (const Node& n : nodes)
+    if (n.guard.guarded()) return true;
+  return false;
 }
 
 std::int64_t Graph::macs(const Node& n) const {

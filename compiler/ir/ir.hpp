@@ -16,6 +16,14 @@
 // activation that only such an edge node touches (a model that is one QuantizeLinear or one
 // DequantizeLinear) may be quantized per channel, along an axis in ONNX's order. A model that is
 // one DynamicQuantizeLinear keeps its float32 input and scale output as tensors of their own.
+// Bool tensors (1 byte an element, 0 or 1) are what a comparison writes, and the condition of an If.
+//
+// A data-dependent If: both branches are nodes of the schedule, the then branch's first, then
+// the else branch's, each node with a Guard naming the condition (a one-element bool tensor) and
+// its branch; the generated code runs them under `if (condition)` / `else`. The last node of
+// each branch is an IfResult writing the branch's result into the If's output, the one tensor
+// produced twice. A branch's nodes read tensors of their own branch and tensors made before the
+// If; nothing after the If reads a branch's tensors but the output (passes/verify.cpp checks it).
 #pragma once
 
 #include <cstddef>
@@ -25,14 +33,14 @@
 
 namespace tightfit::ir {
 
-enum class DType { Int8, UInt8, Int32, Float32 };
+enum class DType { Int8, UInt8, Int32, Float32, Bool };
 
 // How a tensor's elements lie in memory. The importer produces Logical tensors (ONNX's row-major
 // order of `shape`); the channels-last stage turns 4-D activations into ChannelsLast, whose `shape`
 // it rewrites to [N, H, W, C] so that every later stage reads shapes in memory order.
 enum class Layout { Logical, ChannelsLast };
 
-const char* dtype_name(DType t);        // "int8", "uint8", "int32", "float32"
+const char* dtype_name(DType t);        // "int8", "uint8", "int32", "float32", "bool"
 std::size_t dtype_size(DType t);        // bytes per element
 
 // Affine quantization: real = scale * (q - zero_point).
@@ -114,11 +122,24 @@ struct Attrs {
   std::vector<bool> rnn_outputs;
   bool reverse = false;
   bool linear_before_reset = false;
+  std::string comparison;              // Compare: "Greater", "GreaterOrEqual", "Less", "LessOrEqual" or "Equal"
 
   // Fused activation in the output's integer domain: the kernel clamps its quantized result
   // to [act_min, act_max]. Without a fused Relu/Clip these are the dtype's limits.
   std::int32_t act_min = -128;
   std::int32_t act_max = 127;
+};
+
+// Which branch of which If a node belongs to; condition kNoTensor: it always runs.
+struct Guard {
+  TensorId condition = kNoTensor;
+  bool then_branch = true;
+
+  bool guarded() const { return condition != kNoTensor; }
+  // Two nodes that never run in the same call: the two branches of one If.
+  bool excludes(const Guard& other) const {
+    return guarded() && condition == other.condition && then_branch != other.then_branch;
+  }
 };
 
 struct Node {
@@ -129,6 +150,7 @@ struct Node {
   std::vector<TensorId> inputs;   // kNoTensor for an absent optional input
   std::vector<TensorId> outputs;
   Attrs attrs;
+  Guard guard;
 };
 
 struct Graph {
@@ -138,6 +160,8 @@ struct Graph {
   std::vector<TensorId> inputs;       // graph inputs (never constants)
   std::vector<TensorId> outputs;
   std::vector<std::string> batch_pinned;  // graph inputs whose symbolic dimension 0 became 1
+
+  bool has_if() const;  // some node is guarded: the schedule holds an If's branches
 
   // Arithmetic helpers used by inspect, the planner front end and the report.
   std::int64_t macs(const Node& n) const;          // multiply-accumulates of one node

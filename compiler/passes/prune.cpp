@@ -12,6 +12,7 @@ void prune_unused_tensors(ir::Graph& graph) {
   for (const auto& n : graph.nodes) {
     for (auto id : n.inputs) mark(id);
     for (auto id : n.outputs) mark(id);
+    mark(n.guard.condition);  // an If's condition is read by its branches' `if`
   }
   for (auto id : graph.inputs) mark(id);
   for (auto id : graph.outputs) mark(id);
@@ -30,6 +31,7 @@ void prune_unused_tensors(ir::Graph& graph) {
   for (auto& n : graph.nodes) {
     for (auto& id : n.inputs) renumber(id);
     for (auto& id : n.outputs) renumber(id);
+    renumber(n.guard.condition);
   }
   for (auto& id : graph.inputs) renumber(id);
   for (auto& id : graph.outputs) renumber(id);

@@ -8,7 +8,8 @@
 namespace tightfit::passes {
 
 struct TensorUses {
-  std::vector<int> readers;   // per tensor: the node inputs that read it, plus 1 for a graph output
+  std::vector<int> readers;   // per tensor: the node inputs that read it, plus 1 for a graph output and
+                              // 1 for each node an If's condition guards
   std::vector<int> producer;  // per tensor: the index of the node that writes it, or -1
 };
 
@@ -17,6 +18,7 @@ inline TensorUses tensor_uses(const ir::Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     for (auto id : g.nodes[i].inputs)
       if (id != ir::kNoTensor) ++uses.readers[id];
+    if (g.nodes[i].guard.guarded()) ++uses.readers[g.nodes[i].guard.condition];
     for (auto id : g.nodes[i].outputs) uses.producer[id] = static_cast<int>(i);
   }
   for (auto id : g.outputs) ++uses.readers[id];

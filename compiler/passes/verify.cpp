@@ -26,7 +26,8 @@ Limits dtype_limits(ir::DType t) {
 class Verifier {
  public:
   explicit Verifier(const ir::Graph& g)
-      : g_(g), produced_(g.tensors.size(), false), edge_only_(g.tensors.size(), true), dynamic_(g.tensors.size(), false) {
+      : g_(g), produced_(g.tensors.size(), false), edge_only_(g.tensors.size(), true), dynamic_(g.tensors.size(), false),
+        producer_guard_(g.tensors.size()) {
     for (const auto& n : g.nodes) {
       if (n.op == ir::OpKind::DynamicQuantize)
         for (auto id : n.outputs)
@@ -44,11 +45,17 @@ class Verifier {
     for (auto id : g_.inputs) {
       check_id(id, "graph input");
       if (g_.tensors[id].is_constant) fail(fmt::format("graph input '{}' is a constant", g_.tensors[id].name));
-      produce(id);
+      if (produced_[id]) fail(fmt::format("tensor '{}' is produced twice", g_.tensors[id].name));
+      produced_[id] = true;
     }
     for (std::size_t i = 0; i < g_.tensors.size(); ++i)
       if (g_.tensors[i].is_constant) produced_[i] = true;
-    for (const auto& n : g_.nodes) check_node(n);
+    for (const auto& n : g_.nodes) {
+      check_guard(n);
+      check_node(n);
+    }
+    if (previous_ && previous_->guard.guarded() && !closes_if(*previous_, false))
+      fail(fmt::format("the schedule ends inside a branch of an If, at node '{}'", previous_->name));
     for (auto id : g_.outputs) {
       check_id(id, "graph output");
       if (!produced_[id]) fail(fmt::format("graph output '{}' is never produced", g_.tensors[id].name));
@@ -62,9 +69,52 @@ class Verifier {
     if (id < 0 || id >= static_cast<ir::TensorId>(g_.tensors.size())) fail(fmt::format("{} id {} out of range", role, id));
   }
 
-  void produce(ir::TensorId id) {
-    if (produced_[id]) fail(fmt::format("tensor '{}' is produced twice", g_.tensors[id].name));
+  void produce(ir::TensorId id, const ir::Node& n) {
+    // The If's output: written by the last node of each branch (then first), then read as the graph's.
+    const bool else_result = n.op == ir::OpKind::IfResult && !n.guard.then_branch && producer_guard_[id].excludes(n.guard);
+    if (produced_[id] && !else_result) fail(fmt::format("tensor '{}' is produced twice", g_.tensors[id].name));
     produced_[id] = true;
+    producer_guard_[id] = n.op == ir::OpKind::IfResult && !n.guard.then_branch ? ir::Guard{} : n.guard;
+  }
+
+  // Whether `n` ends a branch of an If: the IfResult of its then (or else) branch.
+  static bool closes_if(const ir::Node& n, bool then_branch) {
+    return n.op == ir::OpKind::IfResult && n.guard.guarded() && n.guard.then_branch == then_branch;
+  }
+
+  // The layout of an If's branches in the schedule (ir/ir.hpp): its then branch's nodes, ending with
+  // an IfResult, right after them its else branch's, ending with one; the condition a one-element
+  // bool tensor computed before; a branch's node reads no other branch's tensor.
+  void check_guard(const ir::Node& n) {
+    const ir::Guard& g = n.guard;
+    const ir::Guard before = previous_ ? previous_->guard : ir::Guard{};
+    const bool inside = before.guarded() && !closes_if(*previous_, false);  // the previous node is in a branch
+    if (g.guarded()) {
+      check_id(g.condition, "If condition");
+      const ir::Tensor& c = g_.tensors[g.condition];
+      if (c.dtype != ir::DType::Bool || c.elements() != 1)
+        fail(fmt::format("node '{}' is guarded by '{}', not a one-element bool tensor", n.name, c.name));
+      if (!produced_[g.condition] || producer_guard_[g.condition].guarded())
+        fail(fmt::format("node '{}' is guarded by '{}', which is not computed before the If", n.name, c.name));
+      const bool continues = inside && before.condition == g.condition && before.then_branch == g.then_branch &&
+                             !closes_if(*previous_, true);
+      const bool starts_then = !inside && g.then_branch;
+      const bool starts_else = inside && before.condition == g.condition && closes_if(*previous_, true) && !g.then_branch;
+      if (!continues && !starts_then && !starts_else)
+        fail(fmt::format("node '{}' of the {} branch of the If on '{}' is out of place: a branch's nodes follow one "
+                         "another, the then branch's first, each ending with an IfResult",
+                         n.name, g.then_branch ? "then" : "else", c.name));
+    } else if (inside) {
+      fail(fmt::format("node '{}' runs always but lies inside a branch of an If, after '{}'", n.name, previous_->name));
+    }
+    for (auto id : n.inputs) {
+      if (id == ir::kNoTensor || id < 0 || id >= static_cast<ir::TensorId>(producer_guard_.size())) continue;
+      const ir::Guard& p = producer_guard_[id];
+      if (p.guarded() && (p.condition != g.condition || p.then_branch != g.then_branch))
+        fail(fmt::format("node '{}' reads '{}', a tensor of the {} branch of an If it is not in", n.name,
+                         g_.tensors[id].name, p.then_branch ? "then" : "else"));
+    }
+    previous_ = &n;
   }
 
   void check_tensor(ir::TensorId id) const {
@@ -73,8 +123,8 @@ class Verifier {
       if (d < 1) fail(fmt::format("tensor '{}' has dimension {}", t.name, d));
     if (t.is_constant && t.data.size() != static_cast<std::size_t>(t.bytes()))
       fail(fmt::format("constant '{}' holds {} bytes, its shape needs {}", t.name, t.data.size(), t.bytes()));
-    if (t.dtype == ir::DType::Float32) {
-      if (t.quantized) fail(fmt::format("float tensor '{}' is marked quantized", t.name));
+    if (t.dtype == ir::DType::Float32 || t.dtype == ir::DType::Bool) {
+      if (t.quantized) fail(fmt::format("{} tensor '{}' is marked quantized", ir::dtype_name(t.dtype), t.name));
       return;
     }
     if (!t.quantized) {
@@ -107,7 +157,7 @@ class Verifier {
     for (auto id : n.outputs) {
       check_id(id, "node output");
       if (g_.tensors[id].is_constant) fail(fmt::format("node '{}' writes the constant '{}'", n.name, g_.tensors[id].name));
-      produce(id);
+      produce(id, n);
     }
     const ir::Tensor& y = g_.tensors[n.outputs[0]];
     if (y.dtype != ir::DType::Float32) {
@@ -121,6 +171,8 @@ class Verifier {
   std::vector<bool> produced_;
   std::vector<bool> edge_only_;  // per tensor: no node but Quantize/Dequantize reads or writes it
   std::vector<bool> dynamic_;    // per tensor: an output of a DynamicQuantize
+  std::vector<ir::Guard> producer_guard_;  // per tensor: its producer's branch (the If's output: none, once both wrote it)
+  const ir::Node* previous_ = nullptr;     // the node checked last
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ std::vector<std::uint64_t> greedy_offsets(const std::vector<Item>& items, std::u
       offset = *item.fixed_offset;
     } else {
       for (const int other : by_offset) {
-        if (items[other].first_step > item.last_step || item.first_step > items[other].last_step) continue;
+        if (!share_a_step(items[other], item)) continue;
         if (offsets[other] >= offset + size[i]) break;  // the gap below `other` holds it
         offset = round_up(std::max(offset, offsets[other] + size[other]), item.alignment);
       }

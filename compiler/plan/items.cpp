@@ -13,6 +13,39 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
 
 }  // namespace
 
+bool live_at(const Item& item, int step) {
+  if (step < item.first_step || step > item.last_step) return false;
+  for (const StepRange& gap : item.gaps)
+    if (gap.first <= step && step <= gap.last) return false;
+  return true;
+}
+
+bool share_a_step_across_gaps(const Item& a, const Item& b) {
+  const int first = std::max(a.first_step, b.first_step), last = std::min(a.last_step, b.last_step);
+  // Walk the common interval over the gaps of either, in order of their starts: a step left
+  // uncovered is live in both.
+  std::vector<StepRange> gaps(a.gaps);
+  gaps.insert(gaps.end(), b.gaps.begin(), b.gaps.end());
+  std::sort(gaps.begin(), gaps.end(), [](const StepRange& x, const StepRange& y) { return x.first < y.first; });
+  int step = first;
+  for (const StepRange& gap : gaps) {
+    if (gap.first > step) break;
+    step = std::max(step, gap.last + 1);
+  }
+  return step <= last;
+}
+
+std::vector<StepRange> live_ranges(const Item& item) {
+  std::vector<StepRange> ranges;
+  int from = item.first_step;
+  for (const StepRange& gap : item.gaps) {
+    ranges.push_back({from, gap.first - 1});
+    from = gap.last + 1;
+  }
+  ranges.push_back({from, item.last_step});
+  return ranges;
+}
+
 std::uint64_t overlap_saving(const std::vector<Item>& items, int output) {
   const Item& out = items[output];
   if (out.overlap_input < 0) return 0;
@@ -36,9 +69,14 @@ std::uint64_t peak_of(const std::vector<Item>& items, const std::vector<std::uin
 }
 
 std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step) {
-  // The live set only grows when a buffer starts, so the starts are the steps to look at.
+  // The live set only grows when a buffer starts (or comes back after a gap), so the starts are
+  // the steps to look at. Every run of the model executes some of the steps, and its peak is
+  // reached at one of them: the most over the steps is the most over the runs.
   std::vector<int> starts;
-  for (const Item& item : items) starts.push_back(item.first_step);
+  for (const Item& item : items) {
+    starts.push_back(item.first_step);
+    for (const StepRange& gap : item.gaps) starts.push_back(gap.last + 1);
+  }
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
   std::uint64_t best = 0;
@@ -48,12 +86,12 @@ std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step) {
     // least their size rounded up to m apart; only the topmost one keeps its bare size.
     std::uint64_t m = UINT64_MAX;
     for (const Item& item : items)
-      if (item.first_step <= t && t <= item.last_step) m = std::min(m, item.alignment);
+      if (live_at(item, t)) m = std::min(m, item.alignment);
     // Where overlap pairs live, the union of the buffers covers at least the sizes less what
     // each pair can share: only pairs may intersect (Bonferroni: |union| >= sum of the sizes
     // less the sum of the pairwise intersections).
     std::uint64_t sum = 0, largest_padding = 0, sizes = 0, shared = 0;
-    auto live = [t](const Item& item) { return item.first_step <= t && t <= item.last_step; };
+    auto live = [t](const Item& item) { return live_at(item, t); };
     for (std::size_t i = 0; i < items.size(); ++i) {
       const Item& item = items[i];
       if (!live(item)) continue;

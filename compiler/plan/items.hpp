@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "plan/planner.hpp"
+
 namespace tightfit::plan::detail {
 
 struct Item {  // one buffer of one region, size > 0
@@ -21,7 +23,21 @@ struct Item {  // one buffer of one region, size > 0
   // above it. kNoOverlap: not that way.
   int overlap_input = -1, overlap_output = -1;
   std::uint64_t overlap_below = UINT64_MAX, overlap_above = UINT64_MAX;
+  std::vector<StepRange> gaps;  // Buffer::gaps: steps inside the interval where it is dead
 };
+
+// Whether the item is live at `step`: in its interval and in none of its gaps.
+bool live_at(const Item& item, int step);
+
+// Whether two items are live at a common step (one of them in a gap of the other is not).
+bool share_a_step_across_gaps(const Item& a, const Item& b);
+inline bool share_a_step(const Item& a, const Item& b) {
+  if (a.first_step > b.last_step || b.first_step > a.last_step) return false;
+  return (a.gaps.empty() && b.gaps.empty()) || share_a_step_across_gaps(a, b);
+}
+
+// The maximal runs of steps the item is live at, ascending: its interval cut by its gaps.
+std::vector<StepRange> live_ranges(const Item& item);
 
 // The bytes the pair of `output` (and its overlap_input) can share at most, the better way:
 // min(output size - below, input size) or min(input size - above, output size); 0 for none.

@@ -35,6 +35,10 @@
 //     never needed, since moving it keeps the plan valid. So the one candidate offset is still
 //     the minimum offset, moved up to the start of the next region when the buffer would cross
 //     the end of its own; a branch dies when that passes the buffer's ceiling.
+//   * gaps (an If's exclusive lifetimes): a buffer with gaps is in the sections of the steps it
+//     is live at only, and conflicts with the buffers live at one of them. Nothing above
+//     depends on a buffer's steps being one interval but the cuts, which count a buffer across
+//     its gaps: one that comes back after a gap must be placed with both sides.
 //
 // Every change on the way down goes to an undo log, replayed backwards on the way up.
 #include "plan/packer.hpp"
@@ -63,22 +67,36 @@ Packer::Packer(std::vector<Item> items, std::vector<Span> regions)
   const int n = static_cast<int>(items_.size());
   // A section for each step where some buffer ends: its live set contains the live set of
   // every earlier step back to the previous such step, so these are the only ones to check.
+  // A buffer with gaps ends once more before each gap.
   std::vector<int> ends;
-  for (const Item& item : items_) ends.push_back(item.last_step);
+  for (const Item& item : items_) {
+    ends.push_back(item.last_step);
+    for (const StepRange& gap : item.gaps) ends.push_back(gap.first - 1);
+  }
   std::sort(ends.begin(), ends.end());
   ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  auto section_of = [&](int step) {
+    return static_cast<int>(std::lower_bound(ends.begin(), ends.end(), step) - ends.begin());
+  };
+  auto section_after = [&](int step) {
+    return static_cast<int>(std::upper_bound(ends.begin(), ends.end(), step) - ends.begin());
+  };
   section_members_.resize(ends.size());
   first_section_.resize(n);
   end_section_.resize(n);
+  gapped_sections_.resize(n);
   for (int b = 0; b < n; ++b) {
-    first_section_[b] = static_cast<int>(std::lower_bound(ends.begin(), ends.end(), items_[b].first_step) - ends.begin());
-    end_section_[b] = static_cast<int>(std::upper_bound(ends.begin(), ends.end(), items_[b].last_step) - ends.begin());
-    for (int s = first_section_[b]; s < end_section_[b]; ++s) section_members_[s].push_back(b);
+    first_section_[b] = section_of(items_[b].first_step);
+    end_section_[b] = section_after(items_[b].last_step);
+    if (!items_[b].gaps.empty())
+      for (const StepRange& range : live_ranges(items_[b]))
+        for (int s = section_of(range.first); s < section_after(range.last); ++s) gapped_sections_[b].push_back(s);
+    each_section(b, [&](int s) { section_members_[s].push_back(b); });
   }
   overlaps_.resize(n);
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b)
-      if (items_[a].first_step <= items_[b].last_step && items_[b].first_step <= items_[a].last_step) {
+      if (share_a_step(items_[a], items_[b])) {
         overlaps_[a].push_back(b);
         overlaps_[b].push_back(a);
       }
@@ -102,8 +120,7 @@ Outcome Packer::fit(std::uint64_t capacity, Preorder preorder, std::int64_t node
   }
   section_floor_.assign(section_members_.size(), 0);
   section_total_.assign(section_members_.size(), 0);
-  for (int b = 0; b < n; ++b)
-    for (int s = first_section_[b]; s < end_section_[b]; ++s) section_total_[s] += items_[b].size;
+  for (int b = 0; b < n; ++b) each_section(b, [&](int s) { section_total_[s] += items_[b].size; });
   section_shared_.assign(section_members_.size(), 0);
   for (int b = 0; b < n; ++b)
     if (items_[b].overlap_input >= 0) share(b, true);
@@ -157,7 +174,7 @@ Outcome Packer::solve_part(std::vector<int> members, int first_section, int end_
     k.width = static_cast<std::uint64_t>(item.last_step - item.first_step) + 1;
     k.area = k.width * item.size;
     k.total = 0;
-    for (int s = first_section_[b]; s < end_section_[b]; ++s) k.total = std::max(k.total, section_total_[s]);
+    each_section(b, [&](int s) { k.total = std::max(k.total, section_total_[s]); });
   }
   auto key_tuple = [&](int b) {
     const Keys& k = keys[b];
@@ -220,16 +237,16 @@ void Packer::assign(std::uint64_t& value, std::uint64_t new_value) {
 void Packer::raise_min_offset(int b, std::uint64_t value) {
   const std::uint64_t old = min_offset_[b];
   assign(min_offset_[b], value);
-  for (int s = first_section_[b]; s < end_section_[b]; ++s) {
-    if (affected_[s] || old != lowest_[s]) continue;
+  each_section(b, [&](int s) {
+    if (affected_[s] || old != lowest_[s]) return;
     if (lowest_count_[s] > 1) {
       assign(lowest_count_[s], lowest_count_[s] - 1);
-      continue;
+      return;
     }
     // b was the last at the section's lowest offset: recount it once all buffers have moved.
     affected_[s] = 1;
     affected_list_.push_back(s);
-  }
+  });
 }
 
 Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>& ordering, const Candidate& chosen,
@@ -277,10 +294,10 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
     if (lowest != kPlaced && section_floor_[s] < lowest) assign(section_floor_[s], lowest);
   }
   affected_list_.clear();
-  for (int s = first_section_[b]; s < end_section_[b]; ++s) {
+  each_section(b, [&](int s) {
     assign(section_floor_[s], lowest_[s] == kPlaced ? top : lowest_[s]);
     section_total_[s] -= item.size;
-  }
+  });
 
   Outcome outcome = Outcome::NoneExists;
   if (!out_of_place && sections_fit(part, chosen.offset)) outcome = split_or_search(part, ordering, chosen);
@@ -289,7 +306,7 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
     *undo_.back().first = undo_.back().second;
     undo_.pop_back();
   }
-  for (int s = first_section_[b]; s < end_section_[b]; ++s) section_total_[s] += item.size;
+  each_section(b, [&](int s) { section_total_[s] += item.size; });
   if (unshare_below) share(b, true);
   if (unshare_above) share(item.overlap_output, true);
   return outcome;
@@ -298,9 +315,16 @@ Outcome Packer::place_and_descend(const Part& part, const std::vector<Candidate>
 void Packer::share(int output, bool add) {
   const int input = items_[output].overlap_input;
   const std::uint64_t saving = overlap_saving(items_, output);
-  const int first = std::max(first_section_[output], first_section_[input]);
-  const int end = std::min(end_section_[output], end_section_[input]);
-  for (int s = first; s < end; ++s) section_shared_[s] = add ? section_shared_[s] + saving : section_shared_[s] - saving;
+  // The sections of both; with gaps, a section of the output's inside the input's range may
+  // still not be the input's.
+  auto in_input = [&](int s) {
+    if (s < first_section_[input] || s >= end_section_[input]) return false;
+    const std::vector<int>& listed = gapped_sections_[input];
+    return listed.empty() || std::binary_search(listed.begin(), listed.end(), s);
+  };
+  each_section(output, [&](int s) {
+    if (in_input(s)) section_shared_[s] = add ? section_shared_[s] + saving : section_shared_[s] - saving;
+  });
 }
 
 Outcome Packer::split_or_search(const Part& part, const std::vector<Candidate>& ordering, const Candidate& chosen) {

@@ -70,8 +70,19 @@ class Packer {
   std::vector<Span> regions_;
   std::vector<std::vector<int>> section_members_;  // a section: the buffers live at one step where one ends
   std::vector<int> first_section_, end_section_;   // buffer -> its sections [first, end)
+  // A buffer with gaps (an If's exclusive lifetimes) is in only some sections of [first, end):
+  // those, listed; empty for the others. each_section() goes over a buffer's sections either way.
+  std::vector<std::vector<int>> gapped_sections_;
+  template <class F>
+  void each_section(int b, F f) const {
+    if (gapped_sections_[b].empty()) {
+      for (int s = first_section_[b]; s < end_section_[b]; ++s) f(s);
+    } else {
+      for (const int s : gapped_sections_[b]) f(s);
+    }
+  }
   std::vector<std::vector<int>> overlaps_;         // buffer -> buffers live at a common step
-  std::vector<int> initial_cuts_;                  // cut s: buffers living in both section s and s + 1
+  std::vector<int> initial_cuts_;  // cut s: buffers whose sections [first, end) hold both s and s + 1
   void share(int output, bool add);                // adds or takes a pair's saving in its sections
 
   // The state of one fit() call.

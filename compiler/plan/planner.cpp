@@ -20,6 +20,13 @@ using detail::Clock;
 using detail::Item;
 using detail::Outcome;
 
+bool Buffer::live_at(int step) const {
+  if (step < first_step || step > last_step) return false;
+  for (const StepRange& gap : gaps)
+    if (gap.first <= step && step <= gap.last) return false;
+  return true;
+}
+
 bool output_above_input(const Problem& problem, const Overlap& pair, const Placement& output, const Placement& input) {
   const std::uint64_t output_end = output.offset + problem.buffers[pair.output].size;
   const std::uint64_t input_end = input.offset + problem.buffers[pair.input].size;
@@ -51,6 +58,14 @@ void check_problem(const Problem& problem) {
     if (buffer.first_step > buffer.last_step)
       throw Error(fmt::format("buffer '{}': live from step {} to step {}, which ends before it starts", buffer.name,
                               buffer.first_step, buffer.last_step));
+    int after = buffer.first_step + 1;  // a gap starts here at the earliest: after a live step
+    for (const StepRange& gap : buffer.gaps) {
+      if (gap.first < after || gap.first > gap.last || gap.last >= buffer.last_step)
+        throw Error(fmt::format("buffer '{}': the gap of steps {} to {} is not inside its interval [{}, {}], after its "
+                                "previous gap and a live step",
+                                buffer.name, gap.first, gap.last, buffer.first_step, buffer.last_step));
+      after = gap.last + 2;
+    }
     if (buffer.pin) {
       if (buffer.pin->region < 0 || buffer.pin->region >= static_cast<int>(problem.regions.size()))
         throw Error(fmt::format("buffer '{}': pinned to region {}, which does not exist", buffer.name, buffer.pin->region));
@@ -88,8 +103,10 @@ void check_problem(const Problem& problem) {
     for (std::size_t j = i + 1; j < buffers.size(); ++j) {
       const Buffer &a = buffers[i], &b = buffers[j];
       if (!a.pin || !b.pin || a.pin->region != b.pin->region || a.size == 0 || b.size == 0) continue;
-      if (a.first_step <= b.last_step && b.first_step <= a.last_step && a.pin->offset < b.pin->offset + b.size &&
-          b.pin->offset < a.pin->offset + a.size)
+      bool live_together = false;  // pins are few: step by step
+      for (int step = std::max(a.first_step, b.first_step); step <= std::min(a.last_step, b.last_step); ++step)
+        live_together = live_together || (a.live_at(step) && b.live_at(step));
+      if (live_together && a.pin->offset < b.pin->offset + b.size && b.pin->offset < a.pin->offset + a.size)
         throw Error(fmt::format("buffers '{}' and '{}' are pinned to overlapping bytes while both are live", a.name,
                                 b.name));
     }
@@ -102,7 +119,12 @@ std::vector<Item> items_of(const Problem& problem, const std::vector<int>& membe
   std::vector<int> item_of(problem.buffers.size(), -1);
   for (const int b : members) {
     const Buffer& buffer = problem.buffers[b];
-    Item item{buffer.size, buffer.alignment, buffer.first_step, buffer.last_step, std::nullopt};
+    Item item;
+    item.size = buffer.size;
+    item.alignment = buffer.alignment;
+    item.first_step = buffer.first_step;
+    item.last_step = buffer.last_step;
+    item.gaps = buffer.gaps;
     if (buffer.pin) item.fixed_offset = buffer.pin->offset;
     item_of[b] = static_cast<int>(items.size());
     items.push_back(item);
@@ -361,7 +383,7 @@ std::string describe_shortfall(const Problem& problem, int region, const std::ve
   detail::live_sum_bound(items, &step);
   std::vector<int> live;
   for (const int b : members)
-    if (problem.buffers[b].first_step <= step && step <= problem.buffers[b].last_step) live.push_back(b);
+    if (problem.buffers[b].live_at(step)) live.push_back(b);
   const std::string names = largest_first(problem, live);
   const std::string minimum = result.optimal()
                                   ? fmt::format("the minimum is {} bytes", result.peak)
@@ -427,7 +449,7 @@ Plan greedy_by_size(const Problem& problem, std::uint64_t size_granule) {
   plan.lower_bound = live_sum_lower_bound(problem, &plan.peak_step);
   for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b) {
     const Buffer& buffer = problem.buffers[b];
-    if (buffer.size > 0 && buffer.first_step <= plan.peak_step && plan.peak_step <= buffer.last_step)
+    if (buffer.size > 0 && buffer.live_at(plan.peak_step))
       plan.peak_buffers.push_back(b);
   }
   return plan;

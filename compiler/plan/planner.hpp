@@ -1,6 +1,17 @@
 // The memory planner: gives every buffer a region and an offset so that buffers live at the same
 // schedule step never share a byte, with the smallest peak possible, and says how sure it is.
-// It knows nothing of ONNX: a buffer is a size, an alignment and a live interval of steps.
+// It knows nothing of ONNX: a buffer is a size, an alignment and the steps it is live at (an
+// interval of steps, less its gaps).
+//
+// Mutually exclusive lifetimes: a schedule with a data-dependent If lays both branches out, one
+// after the other, and a run executes the steps of one of them only. Liveness is per step: a buffer
+// is live at a step if some run executing that step still needs it there. So a value read by the
+// else branch only is dead over the then branch's steps (a gap), and the If's output, written by
+// the last step of either branch, is dead over the else branch's steps before its last one. Two
+// buffers then conflict exactly when some run needs both at once: when they are live at a common
+// step; one of the then branch and one of the else branch never are. The peak of a run is the most
+// bytes live at one of its steps, so the live-sum bound, the most over all steps, is the most over
+// every run.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +33,23 @@ struct Pin {
   std::uint64_t offset = 0;
 };
 
+// Steps [first, last], inclusive.
+struct StepRange {
+  int first = 0, last = 0;
+};
+
 struct Buffer {
   std::string name;
   std::uint64_t size = 0;             // bytes; 0-size buffers get offset 0 and never conflict
   std::uint32_t alignment = 16;       // the offset must be a multiple of this (a power of two)
   int first_step = 0, last_step = 0;  // live interval, inclusive of both steps
+  // Steps inside the interval where the buffer is dead (the other branch of an If runs there):
+  // ascending, disjoint, not touching each other nor either end of the interval. Usually none.
+  std::vector<StepRange> gaps;
   std::optional<Pin> pin;             // region and offset fixed by the user
   std::uint64_t traffic = 0;          // bytes read + written; with several regions the busiest go first
+
+  bool live_at(int step) const;
 };
 
 // A buffer that may overlap the input its kernel consumes: while both are live, `output` may lie

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tightfit::plan {
 
 std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
@@ -39,7 +41,16 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
       const Buffer &a = buffers[i], &b = buffers[j];
       const Placement &pa = plan.placements[i], &pb = plan.placements[j];
       if (a.size == 0 || b.size == 0 || pa.region != pb.region) continue;
-      const bool share_a_step = a.first_step <= b.last_step && b.first_step <= a.last_step;
+      // Live at a common step: one not in a gap of either (an If's branches exclude each other).
+      bool share_a_step = a.first_step <= b.last_step && b.first_step <= a.last_step;
+      if (share_a_step && (!a.gaps.empty() || !b.gaps.empty())) {
+        auto in_gap = [](const Buffer& x, int step) {
+          return std::any_of(x.gaps.begin(), x.gaps.end(), [step](const StepRange& g) { return g.first <= step && step <= g.last; });
+        };
+        share_a_step = false;
+        for (int step = std::max(a.first_step, b.first_step); step <= std::min(a.last_step, b.last_step); ++step)
+          share_a_step = share_a_step || (!in_gap(a, step) && !in_gap(b, step));
+      }
       const bool share_a_byte = pa.offset < pb.offset + b.size && pb.offset < pa.offset + a.size;
       if (!share_a_step || !share_a_byte) continue;
       // An overlap pair may share bytes when the output starts its distance below the input, or

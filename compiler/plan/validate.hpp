@@ -10,7 +10,8 @@
 namespace tightfit::plan {
 
 // Every way `plan` breaks the rules of `problem`, one line each; empty when it is valid:
-// two nonempty buffers of one region live at a common step share no byte, except an overlap pair
+// two nonempty buffers of one region live at a common step (in both intervals and in neither's
+// gaps: the branches of an If exclude each other) share no byte, except an overlap pair
 // whose output starts at least its distance below (or above) its input; every offset is a
 // multiple of its buffer's alignment; every buffer ends under its region's cap; pinned buffers
 // are where they were pinned; region_peak and peak say what the placements reach.

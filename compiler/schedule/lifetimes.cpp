@@ -1,6 +1,7 @@
 #include "schedule/lifetimes.hpp"
 
 #include <algorithm>
+#include <climits>
 
 namespace tightfit::schedule {
 
@@ -27,6 +28,33 @@ std::vector<ir::TensorId> view_roots(const ir::Graph& g) {
 
 namespace {
 
+// The steps of [first, last] where a tensor touched at `touches` is dead because the If branch
+// running there does not need it (kBeforeFirst, kAfterLast: touched at the graph's edges). A step
+// is live when the tensor is touched at or before it and at or after it by steps that can run in
+// the same call (not in the other branch of the same If). So a value read by the else branch
+// alone is dead over the then branch; the If's output, written by the last step of each branch,
+// over the else branch before its last step.
+constexpr int kBeforeFirst = -1, kAfterLast = INT_MAX;
+
+std::vector<plan::StepRange> exclusive_gaps(const ir::Graph& g, const std::vector<int>& touches, int first, int last) {
+  std::vector<plan::StepRange> gaps;
+  for (int step = first; step <= last; ++step) {
+    const ir::Guard& here = g.nodes[static_cast<std::size_t>(step)].guard;
+    bool before = false, after = false;
+    for (const int t : touches) {
+      if (t != kBeforeFirst && t != kAfterLast && g.nodes[static_cast<std::size_t>(t)].guard.excludes(here)) continue;
+      before = before || t <= step;
+      after = after || t >= step;
+    }
+    if (before && after) continue;
+    if (!gaps.empty() && gaps.back().last == step - 1)
+      gaps.back().last = step;
+    else
+      gaps.push_back({step, step});
+  }
+  return gaps;
+}
+
 // The overlap pair of every node whose output may lie over an input dying at it.
 void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes& result) {
   std::vector<plan::Buffer>& buffers = result.problem.buffers;
@@ -51,6 +79,8 @@ void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes&
       if (n.inputs[i] == ir::kNoTensor || g.tensors[n.inputs[i]].slice_of != ir::kNoTensor) continue;
       const int in = result.tensor_buffer[n.inputs[i]];
       if (in < 0 || in == out || at_boundary[in] || buffers[in].last_step != step) continue;
+      // A buffer with gaps (an If's) overlaps nothing: the pair's steps would need to be per branch.
+      if (!buffers[in].gaps.empty() || !buffers[out].gaps.empty()) continue;
       // A distance must hold for every operand slot that reads this buffer.
       OverlapDistances d{0, 0};
       auto widen = [](std::optional<std::uint64_t>& all, const std::optional<std::uint64_t>& slot) {
@@ -90,32 +120,43 @@ Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_
   const std::size_t count = g.tensors.size();
   std::vector<int> first(count, last_step + 1), last(count, -1);
   std::vector<std::uint64_t> traffic(count, 0);
+  // With an If, the steps each root tensor is read or written at (-1: the graph's edge, before
+  // the first step or after the last), for its gaps.
+  const bool has_if = g.has_if();
+  std::vector<std::vector<int>> touches(has_if ? count : 0);
   auto touch = [&](ir::TensorId t, int step) {
     const ir::TensorId r = root[t];
     first[r] = std::min(first[r], step);
     last[r] = std::max(last[r], step);
     traffic[r] += static_cast<std::uint64_t>(g.tensors[t].bytes());
+    if (has_if) touches[r].push_back(step);
   };
   for (int step = 0; step < static_cast<int>(g.nodes.size()); ++step) {
     const ir::Node& n = g.nodes[step];
     if (n.op == ir::OpKind::Reshape) {  // a view moves no bytes, but keeps its source alive
       last[root[n.inputs[0]]] = std::max(last[root[n.inputs[0]]], step);
+      if (has_if) touches[root[n.inputs[0]]].push_back(step);
       continue;
     }
     for (ir::TensorId t : n.inputs)
       if (t != ir::kNoTensor && !g.tensors[t].is_constant) touch(t, step);
     for (ir::TensorId t : n.outputs) touch(t, step);
+    // An If's condition is read by the `if` before its then branch's first step.
+    if (n.guard.guarded() && (step == 0 || !(g.nodes[step - 1].guard.condition == n.guard.condition)))
+      touch(n.guard.condition, step);
   }
   std::vector<bool> at_boundary(count, false);
   for (ir::TensorId t : g.inputs) {
     first[root[t]] = 0;
     last[root[t]] = std::max(last[root[t]], 0);
     at_boundary[root[t]] = true;
+    if (has_if) touches[root[t]].push_back(kBeforeFirst);
   }
   for (ir::TensorId t : g.outputs) {
     first[root[t]] = std::min(first[root[t]], last_step);
     last[root[t]] = last_step;
     at_boundary[root[t]] = true;
+    if (has_if) touches[root[t]].push_back(kAfterLast);
   }
 
   Lifetimes result;
@@ -145,6 +186,7 @@ Lifetimes compute_lifetimes(const ir::Graph& g, const std::function<std::uint64_
     result.buffer_tensor.push_back(static_cast<ir::TensorId>(t));
     result.buffer_scratch_node.push_back(-1);
     result.tensor_buffer[t] = b;
+    if (has_if) result.problem.buffers[b].gaps = exclusive_gaps(g, touches[t], first[t], last[t]);
   }
   for (std::size_t t = 0; t < count; ++t)
     if (root[t] != static_cast<ir::TensorId>(t)) result.tensor_buffer[t] = result.tensor_buffer[root[t]];

@@ -18,7 +18,11 @@ constexpr std::uint64_t kTooSmall = kBuffers * (kBuffers + 1) / 2 - 1;
 
 Packer all_live_together() {
   std::vector<Item> items;
-  for (int i = 1; i <= kBuffers; ++i) items.push_back(Item{static_cast<std::uint64_t>(i), 1, 0, 0, std::nullopt});
+  for (int i = 1; i <= kBuffers; ++i) {
+    Item item;
+    item.size = static_cast<std::uint64_t>(i);
+    items.push_back(item);
+  }
   return Packer(items);
 }
 

@@ -63,6 +63,34 @@ TEST_CASE("the validator lets buffers never live together share bytes", "[valida
   CHECK(validate(problem, plan).empty());
 }
 
+TEST_CASE("the validator lets buffers of an If's two branches share bytes", "[validator]") {
+  // Steps 1 and 2 are the then branch, 3 the else branch; a is read by the else branch only.
+  Problem problem = two_live_buffers();
+  problem.buffers[0].last_step = 3;
+  problem.buffers[0].gaps = {{1, 2}};
+  problem.buffers[1].last_step = 2;
+  Plan plan = good_plan();
+  plan.placements[1].offset = 0;
+  plan.region_peak = {32};
+  plan.peak = 32;
+  CHECK(validate(problem, plan).empty());
+}
+
+TEST_CASE("the validator catches two buffers of one branch of an If sharing bytes", "[validator]") {
+  // a lives in the then branch (steps 1 to 3) with a gap at step 2; b at steps 2 and 3 of it.
+  Problem problem = two_live_buffers();
+  problem.buffers[0].first_step = 1;
+  problem.buffers[0].last_step = 3;
+  problem.buffers[0].gaps = {{2, 2}};
+  problem.buffers[1].first_step = 2;
+  problem.buffers[1].last_step = 3;
+  Plan plan = good_plan();
+  plan.placements[1].offset = 0;
+  plan.region_peak = {32};
+  plan.peak = 32;
+  CHECK(mentions(validate(problem, plan), "overlap"));
+}
+
 TEST_CASE("the validator catches a misaligned offset", "[validator]") {
   Problem problem = two_live_buffers();
   problem.regions[0].capacity = 128;

@@ -82,8 +82,8 @@ inline float sqrt_float(float x) {
 namespace detail {
 
 // fn(a, b) over a BinaryShape's index space, output elements in order.
-template <typename Fn>
-inline void float_binary(const BinaryShape& s, const float* a, const float* b, float* out, Fn fn) {
+template <typename Out, typename Fn>
+inline void float_binary(const BinaryShape& s, const float* a, const float* b, Out* out, Fn fn) {
   int32_t o = 0;
   for (int32_t i0 = 0; i0 < s.out_dims[0]; ++i0)
     for (int32_t i1 = 0; i1 < s.out_dims[1]; ++i1)
@@ -109,6 +109,31 @@ inline void mul_float(const BinaryShape& s, const float* a, const float* b, floa
 }
 inline void div_float(const BinaryShape& s, const float* a, const float* b, float* out) {
   detail::float_binary(s, a, b, out, [](float x, float y) { return x / y; });
+}
+
+// ONNX Greater, GreaterOrEqual, Less, LessOrEqual, Equal on float32 with numpy broadcasting, into
+// bools: one IEEE comparison each, false when either operand is NaN (as ORT's, and -0 == +0).
+inline void greater_float(const BinaryShape& s, const float* a, const float* b, bool* out) {
+  detail::float_binary(s, a, b, out, [](float x, float y) { return x > y; });
+}
+inline void greater_or_equal_float(const BinaryShape& s, const float* a, const float* b, bool* out) {
+  detail::float_binary(s, a, b, out, [](float x, float y) { return x >= y; });
+}
+inline void less_float(const BinaryShape& s, const float* a, const float* b, bool* out) {
+  detail::float_binary(s, a, b, out, [](float x, float y) { return x < y; });
+}
+inline void less_or_equal_float(const BinaryShape& s, const float* a, const float* b, bool* out) {
+  detail::float_binary(s, a, b, out, [](float x, float y) { return x <= y; });
+}
+inline void equal_float(const BinaryShape& s, const float* a, const float* b, bool* out) {
+  detail::float_binary(s, a, b, out, [](float x, float y) { return x == y; });
+}
+
+// An If's branch result into the If's output: `bytes` bytes, forwards.
+inline void copy_bytes(int32_t bytes, const void* from, void* to) {
+  const unsigned char* f = static_cast<const unsigned char*>(from);
+  unsigned char* t = static_cast<unsigned char*>(to);
+  for (int32_t i = 0; i < bytes; ++i) t[i] = f[i];
 }
 
 // ONNX Pow by a constant whole exponent of 2 or 3 (the exponents ORT computes by multiplying:
