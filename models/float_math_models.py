@@ -29,8 +29,8 @@ f = np.float32
 
 def model(name, nodes, inputs, inits, y_shape, y_type=onnx.TensorProto.FLOAT):
     graph = helper.make_graph(nodes, name,
-                              [helper.make_tensor_value_info(k, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype], list(v.shape))
-                               for k, v in inputs],
+                              [helper.make_tensor_value_info(k, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[v.dtype],
+                                                             list(v.shape)) for k, v in inputs],
                               [helper.make_tensor_value_info("y", y_type, list(y_shape))],
                               [numpy_helper.from_array(v, k) for k, v in inits.items()])
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="float_math_models.py")
@@ -47,7 +47,8 @@ def product_model(name, op_nodes, a_type, a_scale, a_zp, b_type, b_scale, b_zp, 
     nodes = [helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
              helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"]),
              helper.make_node("Mul", ["af", "bf"], ["p"])] + op_nodes
-    inits = {"as": np.array(a_scale, f), "az": np.array(a_zp, a_type), "bs": np.array(b_scale, f), "bz": np.array(b_zp, b_type)}
+    inits = {"as": np.array(a_scale, f), "az": np.array(a_zp, a_type),
+             "bs": np.array(b_scale, f), "bz": np.array(b_zp, b_type)}
     return model(name, nodes, [("a", a), ("b", b)], inits, (rows, cols)), [a, b]
 
 

@@ -28,7 +28,8 @@ struct Emit : Emission {
 
   void elementwise_float(const Node& n, const char* kernel) {
     require_float(n, {0});
-    call(n, fmt::format("tightfit::{}({}, {}, {})", kernel, out(n).elements(), pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n, fmt::format("tightfit::{}({}, {}, {})", kernel, out(n).elements(), pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
   }
 
   void log(const std::string& id, const Node& n) {

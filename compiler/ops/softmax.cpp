@@ -64,8 +64,8 @@ struct Emit : Emission {
       if (n.attrs.axis != static_cast<std::int64_t>(x.shape.size()) - 1)
         refuse(n, "a float Softmax must run over the last axis (ORT transposes the others there first)");
       const std::int64_t row = x.shape.empty() ? 1 : x.shape.back();
-      return call(n, fmt::format("tightfit::softmax_float({}, {}, {}, {})", x.elements() / row, row, pointer(n.inputs[0]),
-                                 pointer(n.outputs[0])));
+      return call(n, fmt::format("tightfit::softmax_float({}, {}, {}, {})", x.elements() / row, row,
+                                 pointer(n.inputs[0]), pointer(n.outputs[0])));
     }
     require_per_tensor(n, x);
     require_per_tensor(n, y);

@@ -161,7 +161,8 @@ inline float erf_f32(float x) {
   q = q * a + 6.34846687e-1f;
   q = q * a + 1.28717512e-1f;
   q = q * a + a;
-  // exp(-q): -q >= -3.725 * 1.14 here, far from MLAS's lower bound; m = round(-q log2 e).
+  // exp(-q): -q lies in [-15.8, -1.6] here, far inside MLAS's clamp at -88.38 (none is needed);
+  // m = round(-q log2 e).
   const float t = -q;
   const float m = (t * kLog2Reciprocal + kExpRoundingBias) - kExpRoundingBias;
   float f = m * kLog2High + t;
@@ -173,7 +174,7 @@ inline float erf_f32(float x) {
   y = y * f + 4.99999851e-1f;
   y = y * f + 1.0f;
   y = y * f + 1.0f;
-  // 2^m with m in [-7, 0]: a normal power of two, so the product is y * 2^m rounded once.
+  // 2^m with m in [-23, -2]: a normal power of two, so the product is y * 2^m rounded once.
   y = y * from_bits(static_cast<std::uint32_t>(static_cast<std::int32_t>(m) + 127) << 23);
   return from_bits(bits(1.0f - y) | sign);
 }
