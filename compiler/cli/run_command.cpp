@@ -178,12 +178,17 @@ npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::
   return a;
 }
 
-// Output `t` from the values the firmware printed (quantized, memory order), in ONNX's order.
+// Output `t` from the values the firmware printed (quantized, or a float32's bits; memory order),
+// in ONNX's order.
 npy::Array firmware_output(const ir::Tensor& t, const std::vector<std::int32_t>& values) {
   const auto index = memory_index_of_onnx_order(t);
   npy::Array a;
   a.shape = t.onnx_shape();
-  if (t.float_at_boundary) {
+  if (t.dtype == ir::DType::Float32) {
+    a.dtype = "f4";
+    a.data.resize(index.size() * 4);
+    for (std::size_t o = 0; o < index.size(); ++o) std::memcpy(&a.data[o * 4], &values[static_cast<std::size_t>(index[o])], 4);
+  } else if (t.float_at_boundary) {
     a.dtype = "f4";
     a.data.resize(index.size() * 4);
     for (std::size_t o = 0; o < index.size(); ++o) {
@@ -316,10 +321,9 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (model.regions.size() != 1) throw Error("run: --target runs single-region models (no --memory)", kExitUsage);
   for (const auto& ids : {model.graph.inputs, model.graph.outputs})
     for (ir::TensorId id : ids)
-      if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32 ||
-          model.graph.tensors[id].dtype == ir::DType::Float32)
-        throw Error("run: --target does not run models whose inputs or outputs are int32, float32 in the arena or quantized "
-                    "per channel (the host run does)", kExitUsage);
+      if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32)
+        throw Error("run: --target does not run models whose inputs or outputs are int32 or quantized per channel (the "
+                    "host run does)", kExitUsage);
   // firmware/run reads an integer input in ONNX's order only: said here, not by the firmware in QEMU.
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {
     const ir::Tensor& t = model.graph.tensors[model.graph.inputs[i]];
@@ -365,7 +369,8 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
     throw Error(fmt::format("run: the firmware failed in QEMU on {} (exit status {}; log: {})", board->name,
                             WEXITSTATUS(status), log.string()));
 
-  // "TIGHTFIT output=N ... values=a,b,..." per output (quantized, memory order), then the figures.
+  // "TIGHTFIT output=N ... values=a,b,..." per output (quantized, memory order; after dtype=float32, each
+  // value is a float's bits in hex), then the figures.
   // With --profile, "TIGHTFIT step=N node=... op=... macs=... instructions=..." per step.
   std::map<std::string, std::string> figures;
   std::vector<std::map<std::string, std::string>> steps;
@@ -376,7 +381,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
     std::string word;
     if (!(words >> word) || word != "TIGHTFIT") continue;
     int output = -1;
-    bool step = false;
+    bool step = false, bits = false;
     while (words >> word) {
       const std::size_t eq = word.find('=');
       if (eq == std::string::npos) continue;
@@ -387,9 +392,11 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
       }
       if (step) steps.back()[key] = value;
       else if (key == "output") output = std::stoi(value);
+      else if (key == "dtype") bits = value == "float32";
       else if (key == "values" && output >= 0 && output < static_cast<int>(values.size())) {
         std::istringstream numbers(value);
-        for (std::string n; std::getline(numbers, n, ',');) values[output].push_back(std::stoi(n));
+        for (std::string n; std::getline(numbers, n, ',');)
+          values[output].push_back(bits ? static_cast<std::int32_t>(std::stoul(n, nullptr, 16)) : std::stoi(n));
       } else if (output < 0) figures[key] = value;
     }
   }

@@ -795,9 +795,10 @@ class Translator {
         state_.float_of_[v.tensor] = f;
         return f;
       }
-      case Value::Kind::FloatInput:
-        throw Error(fmt::format("input '{}' is a float graph input read in float; float islands start at a "
-                                "DequantizeLinear (see docs/operators.md)", name));
+      case Value::Kind::FloatInput:  // a float chain before the input's QuantizeLinear: the input stays float32
+        if (state_.float_input_views_.count(name))
+          throw Error(fmt::format("input '{}' is a view of a float graph input, read in float", name));
+        return v.tensor;
       case Value::Kind::Integer:
         throw Error(fmt::format("input '{}' is an integer tensor where a float operator expects a float value", name));
     }

@@ -24,7 +24,15 @@ struct Import : Translator {
     return axis;
   }
 
+  // Between DequantizeLinear and QuantizeLinear, the integer kernel; anywhere else (a float island,
+  // or a dequantized value going on in float to a float graph output) the float one.
   void qdq(const NodeProto& n) {
+    if (!integer_form(n, 1)) {
+      const ir::TensorId x = float_operand(n, 0);
+      ir::Node& node = float_node(n, ir::OpKind::Softmax, {x}, tensor(x).shape);
+      node.attrs.axis = softmax_axis(n, tensor(x).shape, opset_);
+      return;
+    }
     qdq_unary(n, ir::OpKind::Softmax, [&](const Shape& x, ir::Attrs& a) {
       a.axis = softmax_axis(n, x, opset_);
       return x;
@@ -51,6 +59,14 @@ struct Emit : Emission {
 
   void softmax(const std::string& id, const Node& n) {
     const Tensor &x = in(n, 0), &y = out(n);
+    if (y.dtype == DType::Float32) {
+      require_float(n, {0});
+      if (n.attrs.axis != static_cast<std::int64_t>(x.shape.size()) - 1)
+        refuse(n, "a float Softmax must run over the last axis (ORT transposes the others there first)");
+      const std::int64_t row = x.shape.empty() ? 1 : x.shape.back();
+      return call(n, fmt::format("tightfit::softmax_float({}, {}, {}, {})", x.elements() / row, row,
+                                 pointer(n.inputs[0]), pointer(n.outputs[0])));
+    }
     require_per_tensor(n, x);
     require_per_tensor(n, y);
     if (n.attrs.axis != static_cast<std::int64_t>(x.shape.size()) - 1)

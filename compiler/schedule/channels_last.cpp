@@ -78,7 +78,12 @@ void take_float_edges_off_schedule(Graph& g) {
   for (Node& n : g.nodes) {
     if (n.op == OpKind::Quantize) {
       auto in = std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]);
-      if (in == g.inputs.end()) {  // the end of a float island: a kernel
+      // A float input that float kernels read too stays float32 in the arena; its QuantizeLinear
+      // is then a kernel like an island's end.
+      const bool read_in_float = std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& m) {
+                                   return contains(m.inputs, n.inputs[0]);
+                                 }) > 1;
+      if (in == g.inputs.end() || read_in_float) {  // the end of a float island: a kernel
         kept.push_back(std::move(n));
         continue;
       }

@@ -22,8 +22,9 @@ inline bool input_error(unsigned index, const char* error) {
   return false;
 }
 
-// A float input goes through the model's own quantization (set_input_N takes ONNX's order and
-// what holds the input: the arena, or with --io-outside the input's own buffer).
+// A float input goes through the model's own quantization, or is copied where the model keeps it
+// float32 (set_input_N takes ONNX's order and what holds the input: the arena, or with
+// --io-outside the input's own buffer).
 template <typename Info, typename Holder, typename Q>
 bool load(unsigned index, const float* data, std::size_t size, const Info& info,
           void (*set_input)(const float*, Holder*), Holder* holder, Q*) {
@@ -68,6 +69,24 @@ void print_output(unsigned index, const Info& info, const Q* values) {
   for (std::size_t i = 0; i < info.elements; ++i) {
     if (i) tf_putc(',');
     tf_put_i32(values[i]);
+  }
+  tf_putc('\n');
+}
+
+// A float32 output (a float value of the model itself, in the arena): its IEEE bits, eight hex
+// digits each, so that the host gets the very floats the core computed (decimals would round).
+template <typename Info>
+void print_output(unsigned index, const Info& info, const float* values) {
+  tf_puts("TIGHTFIT output=");
+  tf_put_u32(index);
+  tf_figure("elements", static_cast<std::uint32_t>(info.elements));
+  tf_figure("channels_last", info.channels_last);
+  tf_puts(" dtype=float32 values=");
+  for (std::size_t i = 0; i < info.elements; ++i) {
+    if (i) tf_putc(',');
+    std::uint32_t bits;
+    __builtin_memcpy(&bits, &values[i], sizeof bits);
+    for (int shift = 28; shift >= 0; shift -= 4) tf_putc("0123456789abcdef"[(bits >> shift) & 15u]);
   }
   tf_putc('\n');
 }

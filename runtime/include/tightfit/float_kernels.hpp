@@ -17,6 +17,7 @@
 
 #include "tightfit/float_activations.hpp"  // Sigmoid, Tanh: MLAS's rational approximations
 #include "tightfit/float_rnn.hpp"          // LSTM, GRU
+#include "tightfit/float_math.hpp"         // Exp, Log, Erf, Softmax: ORT's (MLAS's, Eigen's) approximations
 #include "tightfit/params.hpp"
 
 namespace tightfit {
@@ -250,6 +251,38 @@ inline void clip_float(int32_t count, const float* in, const float* lo, const fl
     if (lo != nullptr) v = v < *lo ? *lo : v;
     if (hi != nullptr) v = *hi < v ? *hi : v;
     out[i] = v;
+  }
+}
+
+// ONNX Exp, Log and Erf on float32, element by element (float_math.hpp: MLAS's exp and erf,
+// Eigen's log, as ORT's CPU kernels).
+inline void exp_float(int32_t count, const float* in, float* out) {
+  for (int32_t i = 0; i < count; ++i) out[i] = exp_f32(in[i]);
+}
+
+inline void log_float(int32_t count, const float* in, float* out) {
+  for (int32_t i = 0; i < count; ++i) out[i] = log_f32(in[i]);
+}
+
+inline void erf_float(int32_t count, const float* in, float* out) {
+  for (int32_t i = 0; i < count; ++i) out[i] = erf_f32(in[i]);
+}
+
+// ONNX Softmax on float32 over rows of `size` contiguous elements, as MlasComputeSoftmax: the row's
+// maximum, exp(x - maximum) (softmax_exp) into the output while summing them in index order, then
+// each times 1 / sum. In place works (out == in): each element is read before it is written.
+inline void softmax_float(int32_t rows, int32_t size, const float* in, float* out) {
+  for (int32_t r = 0; r < rows; ++r, in += size, out += size) {
+    float maximum = -3.40282347e+38f;  // std::numeric_limits<float>::lowest()
+    for (int32_t i = 0; i < size; ++i) maximum = maximum < in[i] ? in[i] : maximum;
+    const float negative_maximum = -maximum;
+    float sum = 0.0f;
+    for (int32_t i = 0; i < size; ++i) {
+      out[i] = softmax_exp(in[i], negative_maximum);
+      sum += out[i];
+    }
+    const float scale = 1.0f / sum;
+    for (int32_t i = 0; i < size; ++i) out[i] = scale * out[i];
   }
 }
 

@@ -1150,4 +1150,4 @@ constexpr int32_t clamp_distance() { return 0; }
 
 }  // namespace tightfit
 
-#include "tightfit/float_kernels.hpp"  // float islands: float32 Add, Sub, Mul, Div, Pow, Sqrt, ReduceMean
+#include "tightfit/float_kernels.hpp"  // float islands: float32 Add, Sub, Mul, Div, Pow, Sqrt, ReduceMean, Exp, Log, Erf, Softmax
