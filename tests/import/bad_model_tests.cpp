@@ -38,7 +38,7 @@ const std::vector<BadModel>& bad_models() {
       {"truncated.onnx", {"not an ONNX model"}},
       {"wrong_magic.onnx", {"not an ONNX model"}},
       {"float_only.onnx", {"not quantized"}},
-      {"float_if_lstm.onnx", {"not quantized", "unsupported operators besides: Equal, If;", "input 'sr' is int64"}},
+      {"float_if_lstm.onnx", {"not quantized", "(quantize it first, e.g. with onnxruntime.quantization); input 'sr' is int64"}},
       {"unsupported_operator.onnx", {"erf (Erf)", "unsupported operator", "docs/operators.md"}},
       {"unsupported_operators.onnx", {"erf (Erf)", "unsupported operator", "docs/operators.md", "2 more unsupported nodes",
                                       "tightfit inspect --json"}},

@@ -14,6 +14,7 @@
 // buffer the compiler plans (lstm_scratch_floats, gru_scratch_floats).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tightfit/float_activations.hpp"
@@ -53,13 +54,13 @@ inline void lstm_float(const RnnParams& p, const float* x, const float* w, const
                        const float* h0, const float* c0, float* y, float* y_h, float* y_c, float* scratch) {
   const int32_t H = p.hidden_size, I = p.input_size, B = p.batch;
   float* h = scratch;
-  float* c = h + B * H;
-  float* gates = c + B * H;
+  float* c = h + static_cast<std::ptrdiff_t>(B) * H;
+  float* gates = c + static_cast<std::ptrdiff_t>(B) * H;
   for (int32_t d = 0; d < p.directions; ++d) {
     const bool backward = d == 1 || p.reverse != 0;
-    const float* wd = w + d * 4 * H * I;
-    const float* rd = r + d * 4 * H * H;
-    const float* bd = bias != nullptr ? bias + d * 4 * H : nullptr;
+    const float* wd = w + static_cast<std::ptrdiff_t>(d) * 4 * H * I;
+    const float* rd = r + static_cast<std::ptrdiff_t>(d) * 4 * H * H;
+    const float* bd = bias != nullptr ? bias + static_cast<std::ptrdiff_t>(d) * 4 * H : nullptr;
     for (int32_t i = 0; i < B * H; ++i) {
       h[i] = h0 != nullptr ? h0[d * B * H + i] : 0.0f;
       c[i] = c0 != nullptr ? c0[d * B * H + i] : 0.0f;
@@ -67,16 +68,19 @@ inline void lstm_float(const RnnParams& p, const float* x, const float* w, const
     for (int32_t s = 0; s < p.seq_length; ++s) {
       const int32_t t = backward ? p.seq_length - 1 - s : s;
       for (int32_t b = 0; b < B; ++b) {
-        const float* xt = x + (t * B + b) * I;
-        float* hb = h + b * H;
-        float* cb = c + b * H;
+        const float* xt = x + static_cast<std::ptrdiff_t>(t * B + b) * I;
+        float* hb = h + static_cast<std::ptrdiff_t>(b) * H;
+        float* cb = c + static_cast<std::ptrdiff_t>(b) * H;
         for (int32_t j = 0; j < 4 * H; ++j) {
-          const float input = detail::dot_float(xt, wd + j * I, I);
-          float v = detail::dot_float(hb, rd + j * H, H) + input;
+          const float input = detail::dot_float(xt, wd + static_cast<std::ptrdiff_t>(j) * I, I);
+          float v = detail::dot_float(hb, rd + static_cast<std::ptrdiff_t>(j) * H, H) + input;
           if (bd != nullptr) v = v + bd[j];
           gates[j] = detail::rnn_clip(v);
         }
-        const float *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
+        const float* gi = gates;
+        const float* go = gi + H;
+        const float* gf = go + H;
+        const float* gc = gf + H;
         for (int32_t j = 0; j < H; ++j) {
           // ORT: i = f(i), f = f(f), c~ = g(c), C = C * f + i * c~, o = f(o), H = h(C) * o.
           const float i_gate = logistic_float(gi[j]), f_gate = logistic_float(gf[j]);
@@ -84,11 +88,14 @@ inline void lstm_float(const RnnParams& p, const float* x, const float* w, const
           cb[j] = cb[j] * f_gate + i_gate * candidate;
           hb[j] = tanh_float(cb[j]) * logistic_float(go[j]);
         }
-        if (y != nullptr) detail::copy_float(hb, y + ((t * p.directions + d) * B + b) * H, H);
+        if (y != nullptr) {
+          const int32_t row = (t * p.directions + d) * B + b;  // Y is [seq, directions, batch, H]
+          detail::copy_float(hb, y + static_cast<std::ptrdiff_t>(row) * H, H);
+        }
       }
     }
-    if (y_h != nullptr) detail::copy_float(h, y_h + d * B * H, B * H);
-    if (y_c != nullptr) detail::copy_float(c, y_c + d * B * H, B * H);
+    if (y_h != nullptr) detail::copy_float(h, y_h + static_cast<std::ptrdiff_t>(d) * B * H, B * H);
+    if (y_c != nullptr) detail::copy_float(c, y_c + static_cast<std::ptrdiff_t>(d) * B * H, B * H);
   }
 }
 
@@ -108,38 +115,39 @@ inline void gru_float(const RnnParams& p, const float* x, const float* w, const 
                       const float* h0, float* y, float* y_h, float* scratch) {
   const int32_t H = p.hidden_size, I = p.input_size, B = p.batch;
   float* h = scratch;
-  float* zr = h + B * H;       // z's and r's pre-activations, then r's product
-  float* hh = zr + 2 * H;      // h~'s pre-activation
+  float* zr = h + static_cast<std::ptrdiff_t>(B) * H;       // z's and r's pre-activations, then r's product
+  float* hh = zr + static_cast<std::ptrdiff_t>(2) * H;      // h~'s pre-activation
   float* reset = hh + H;       // r (.) h, or r (.) (h.Rh + Rbh)
   for (int32_t d = 0; d < p.directions; ++d) {
     const bool backward = d == 1 || p.reverse != 0;
-    const float* wd = w + d * 3 * H * I;
-    const float* rd = r + d * 3 * H * H;
-    const float* bd = bias != nullptr ? bias + d * 4 * H : nullptr;
+    const float* wd = w + static_cast<std::ptrdiff_t>(d) * 3 * H * I;
+    const float* rd = r + static_cast<std::ptrdiff_t>(d) * 3 * H * H;
+    const float* bd = bias != nullptr ? bias + static_cast<std::ptrdiff_t>(d) * 4 * H : nullptr;
     for (int32_t i = 0; i < B * H; ++i) h[i] = h0 != nullptr ? h0[d * B * H + i] : 0.0f;
     for (int32_t s = 0; s < p.seq_length; ++s) {
       const int32_t t = backward ? p.seq_length - 1 - s : s;
       for (int32_t b = 0; b < B; ++b) {
-        const float* xt = x + (t * B + b) * I;
-        float* hb = h + b * H;
+        const float* xt = x + static_cast<std::ptrdiff_t>(t * B + b) * I;
+        float* hb = h + static_cast<std::ptrdiff_t>(b) * H;
         for (int32_t j = 0; j < 2 * H; ++j) {
-          const float input = detail::dot_float(xt, wd + j * I, I);
-          float v = detail::dot_float(hb, rd + j * H, H) + input;
+          const float input = detail::dot_float(xt, wd + static_cast<std::ptrdiff_t>(j) * I, I);
+          float v = detail::dot_float(hb, rd + static_cast<std::ptrdiff_t>(j) * H, H) + input;
           if (bd != nullptr) v = v + bd[j];
           zr[j] = detail::rnn_clip(v);
         }
-        const float* rh = rd + 2 * H * H;
+        const float* rh = rd + static_cast<std::ptrdiff_t>(2) * H * H;
         for (int32_t j = 0; j < H; ++j) {
           float factor = hb[j];
           if (p.linear_before_reset != 0) {
-            factor = detail::dot_float(hb, rh + j * H, H);
+            factor = detail::dot_float(hb, rh + static_cast<std::ptrdiff_t>(j) * H, H);
             if (bd != nullptr) factor = factor + bd[3 * H + j];
           }
           reset[j] = factor * 0.5f * gru_half_sigmoid_sum(zr[H + j]);
         }
         for (int32_t j = 0; j < H; ++j) {
-          const float input = detail::dot_float(xt, wd + (2 * H + j) * I, I);
-          float v = p.linear_before_reset != 0 ? input + reset[j] : detail::dot_float(reset, rh + j * H, H) + input;
+          const float input = detail::dot_float(xt, wd + static_cast<std::ptrdiff_t>(2 * H + j) * I, I);
+          const float* rh_row = rh + static_cast<std::ptrdiff_t>(j) * H;
+          float v = p.linear_before_reset != 0 ? input + reset[j] : detail::dot_float(reset, rh_row, H) + input;
           if (bd != nullptr) v = v + bd[2 * H + j];
           hh[j] = detail::rnn_clip(v);
         }
@@ -147,10 +155,13 @@ inline void gru_float(const RnnParams& p, const float* x, const float* w, const 
           const float z = logistic_float(zr[j]);
           hb[j] = (1.0f - z) * gru_tanh_float(hh[j]) + z * hb[j];
         }
-        if (y != nullptr) detail::copy_float(hb, y + ((t * p.directions + d) * B + b) * H, H);
+        if (y != nullptr) {
+          const int32_t row = (t * p.directions + d) * B + b;  // Y is [seq, directions, batch, H]
+          detail::copy_float(hb, y + static_cast<std::ptrdiff_t>(row) * H, H);
+        }
       }
     }
-    if (y_h != nullptr) detail::copy_float(h, y_h + d * B * H, B * H);
+    if (y_h != nullptr) detail::copy_float(h, y_h + static_cast<std::ptrdiff_t>(d) * B * H, B * H);
   }
 }
 
