@@ -598,35 +598,13 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
   const int32_t zx = p.input_zero_point, zw = p.weight_zero_point;
   const int32_t wo = simd::offset_pair(zw);
   const int32_t xo = simd::offset_pair(zx);
-  const int32_t row_len = p.kernel_w * p.in_c;
   alignas(4) T window[kPatchElements];
   alignas(4) int16_t patch[kPatchElements];
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
-      const int32_t iy0 = oy * p.stride_h - p.pad_top;
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        // The window's bytes row by row, a padded tap holding the zero point (0 once it is taken
-        // off): whole runs of taps copied, rather than one element at a time with its bounds.
-        const int32_t ix0 = ox * p.stride_w - p.pad_left;
-        int32_t kx_lo, kx_hi;
-        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
-        T* row = window;
-        for (int32_t ky = 0; ky < p.kernel_h; ++ky, row += row_len) {
-          const int32_t iy = iy0 + ky * p.dilation_h;
-          const bool row_inside = iy >= 0 && iy < p.in_h;
-          const int32_t lo = row_inside ? kx_lo * p.in_c : row_len, hi = row_inside ? kx_hi * p.in_c : row_len;
-          for (int32_t i = 0; i < lo; ++i) row[i] = static_cast<T>(zx);
-          if (lo < hi) {
-            const T* x = in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo * p.dilation_w) * p.in_c;
-            if (p.dilation_w == 1) {
-              __builtin_memcpy(row + lo, x, static_cast<uint32_t>(hi - lo));
-            } else {
-              for (int32_t kx = kx_lo; kx < kx_hi; ++kx, x += p.dilation_w * p.in_c)
-                __builtin_memcpy(row + kx * p.in_c, x, static_cast<uint32_t>(p.in_c));
-            }
-          }
-          for (int32_t i = hi; i < row_len; ++i) row[i] = static_cast<T>(zx);
-        }
+        // The window as bytes (a padded tap holding the zero point: 0 once it is taken off).
+        gather_window(p, in, b, oy, ox, static_cast<T>(zx), window);
         // Widened 4 bytes at a time with the zero point taken off, into the patch's pairs.
         for (int32_t j = 0; j < chunks; ++j) {
           const int32_t xa = simd::load4(window + 4 * j);

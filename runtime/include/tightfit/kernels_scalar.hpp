@@ -208,33 +208,11 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
     return portable::conv_general(p, in, weights, bias, multipliers, out);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
   const T padding = static_cast<T>(p.input_zero_point);
-  const int32_t row_len = p.kernel_w * p.in_c;
   T patch[kPatchBytes];
   for (int32_t b = 0; b < p.batch; ++b) {
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
-        // Row by row: the taps inside the image found once per pixel, each row's run of them one
-        // byte copy (with dilation_w 1), the rest padding.
-        const int32_t ix0 = ox * p.stride_w - p.pad_left;
-        int32_t kx_lo, kx_hi;
-        conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
-        T* row = patch;
-        for (int32_t ky = 0; ky < p.kernel_h; ++ky, row += row_len) {
-          const int32_t iy = oy * p.stride_h - p.pad_top + ky * p.dilation_h;
-          const bool row_inside = iy >= 0 && iy < p.in_h;
-          const int32_t lo = row_inside ? kx_lo * p.in_c : row_len, hi = row_inside ? kx_hi * p.in_c : row_len;
-          for (int32_t i = 0; i < lo; ++i) row[i] = padding;
-          if (lo < hi) {
-            const T* x = in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo * p.dilation_w) * p.in_c;
-            if (p.dilation_w == 1) {
-              __builtin_memcpy(row + lo, x, static_cast<uint32_t>(hi - lo));
-            } else {
-              for (int32_t kx = kx_lo; kx < kx_hi; ++kx, x += p.dilation_w * p.in_c)
-                __builtin_memcpy(row + kx * p.in_c, x, static_cast<uint32_t>(p.in_c));
-            }
-          }
-          for (int32_t i = hi; i < row_len; ++i) row[i] = padding;
-        }
+        gather_window(p, in, b, oy, ox, padding, patch);
         row_times_weights(static_cast<const T*>(patch), weights, len, p.out_c, p.input_zero_point,
                           p.weight_zero_point, bias, multipliers, p.per_channel, p.output_zero_point, p.output_min,
                           p.output_max, out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p));

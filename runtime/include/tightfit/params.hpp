@@ -90,6 +90,35 @@ inline void conv_tap_range(int32_t start, int32_t dilation, int32_t kernel, int3
   while (hi > lo && start + (hi - 1) * dilation >= extent) --hi;
 }
 
+// The receptive field of output pixel (b, oy, ox) of a conv with one group, into `window` in the
+// weights' order (ky, kx, ic): the taps inside the image found once, each kernel row's run of them
+// one byte copy (with dilation_w 1), every other tap `padding` (the input zero point, so that it
+// adds nothing). Reads only that pixel's taps.
+template <typename T>
+inline void gather_window(const ConvParams& p, const T* in, int32_t b, int32_t oy, int32_t ox, T padding, T* window) {
+  const int32_t row_len = p.kernel_w * p.in_c;
+  const int32_t iy0 = oy * p.stride_h - p.pad_top, ix0 = ox * p.stride_w - p.pad_left;
+  int32_t kx_lo, kx_hi;
+  conv_tap_range(ix0, p.dilation_w, p.kernel_w, p.in_w, kx_lo, kx_hi);
+  T* row = window;
+  for (int32_t ky = 0; ky < p.kernel_h; ++ky, row += row_len) {
+    const int32_t iy = iy0 + ky * p.dilation_h;
+    const bool row_inside = iy >= 0 && iy < p.in_h;
+    const int32_t lo = row_inside ? kx_lo * p.in_c : row_len, hi = row_inside ? kx_hi * p.in_c : row_len;
+    for (int32_t i = 0; i < lo; ++i) row[i] = padding;
+    if (lo < hi) {
+      const T* x = in + ((b * p.in_h + iy) * p.in_w + ix0 + kx_lo * p.dilation_w) * p.in_c;
+      if (p.dilation_w == 1) {
+        __builtin_memcpy(row + lo, x, static_cast<uint32_t>(hi - lo));
+      } else {
+        for (int32_t kx = kx_lo; kx < kx_hi; ++kx, x += p.dilation_w * p.in_c)
+          __builtin_memcpy(row + kx * p.in_c, x, static_cast<uint32_t>(p.in_c));
+      }
+    }
+    for (int32_t i = hi; i < row_len; ++i) row[i] = padding;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Fully connected / matrix multiply with constant weights (ONNX QLinearMatMul,
 // and QGemm-like A * W^T + bias): out[r][o] = requant(sum_k (x[r][k]-zx) *
