@@ -34,9 +34,20 @@ struct Import : Translator {
     return true;
   }
 
+  // A Relu of a float island's value: ClipFloat with the low bound 0 (a NaN stays NaN, as ORT's).
+  bool float_relu(const NodeProto& n) {
+    if (n.op_type() != "Relu" || value(n.input(0)).kind != Value::Kind::Float) return false;
+    const ir::TensorId x = float_operand(n, 0);
+    const ir::TensorId zero = float_constant(n.output(0) + "_zero", {1}, {0.0f});
+    ir::Node& node = float_node(n, ir::OpKind::ClipFloat, {x, zero}, tensor(x).shape);
+    node.attrs.act_min = 1;
+    node.attrs.act_max = 0;
+    return true;
+  }
+
   // A Relu, Clip, Max or Min that no float operator absorbed, on a dequantized activation.
   void standalone_activation(const NodeProto& n) {
-    if (float_clip(n)) return;
+    if (float_clip(n) || float_relu(n)) return;
     const ir::TensorId x = activation_input(n, clamped_operand(n), true);
     const ir::Tensor& src = tensor(x);
     const std::string& y = n.output(0);

@@ -76,7 +76,38 @@ struct Import : Translator {
                               w.name, shape_text(w.shape)));
   }
 
+  // A Gemm or MatMul of a float value (a float island's, or a float graph input's, as the verifier
+  // head of openWakeWord's If) by a float constant: FullyConnected in float, the weight [M, K].
+  bool float_fully_connected(const NodeProto& n) {
+    const Value::Kind a = value(n.input(0)).kind;
+    if (a != Value::Kind::Float && a != Value::Kind::FloatInput) return false;
+    const bool gemm = n.op_type() == "Gemm";
+    if (gemm && (int_attr(n, "transA", 0) != 0 || float_attr(n, "alpha", 1.0f) != 1.0f ||
+                 (has_input(n, 2) && float_attr(n, "beta", 1.0f) != 1.0f)))
+      throw Error("a float Gemm needs transA=0, alpha=1 and beta=1");
+    // A view of a float graph input (its Flatten) is the input's bytes: only the shape differs.
+    const std::string& a_name = n.input(0);
+    const Value& v = value(a_name);
+    const bool view = a == Value::Kind::FloatInput && state_.float_input_views_.count(a_name);
+    const ir::TensorId x = view ? v.tensor : float_operand(n, 0);
+    const Shape x_shape = view ? state_.float_input_views_.at(a_name) : tensor(x).shape;
+    ir::TensorId w = float_operand(n, 1);
+    require_2d_weight(tensor(w));
+    if (!tensor(w).is_constant) throw Error("a float matmul needs a constant weight (B)");
+    if (!(gemm && int_attr(n, "transB", 0) != 0)) w = transposed_weight(w);
+    const Shape y = fully_connected_shape(x_shape, tensor(w).shape);
+    std::vector<ir::TensorId> inputs = {x, w};
+    if (gemm && has_input(n, 2)) {
+      inputs.push_back(float_operand(n, 2));
+      if (tensor(inputs.back()).elements() != tensor(w).shape[0] || !tensor(inputs.back()).is_constant)
+        throw Error("a float Gemm needs a constant bias (C) of one element per output column");
+    }
+    float_node(n, ir::OpKind::FullyConnected, inputs, y);
+    return true;
+  }
+
   void qdq_fully_connected(const NodeProto& n) {
+    if (float_fully_connected(n)) return;
     const bool gemm = n.op_type() == "Gemm";
     const ir::TensorId x = activation_input(n, 0, true);
     ir::TensorId w = dequantized_constant(n, 1, "weight (B)");
@@ -169,7 +200,18 @@ struct Emit : Emission {
                         pointer(n.inputs[0]), weights, mult, pointer(n.outputs[0])));
   }
 
+  // The float form: tightfit::fully_connected_float, weights and bias float arrays in flash.
+  void fully_connected_float(const std::string& id, const Node& n) {
+    require_float(n, {0, 1});
+    const Tensor &x = in(n, 0), &w = in(n, 1);
+    const std::int64_t k = w.shape[1], m = w.shape[0];
+    const std::string bias = n.inputs.size() > 2 ? operand(id, n, 2) : "nullptr";
+    call(n, fmt::format("tightfit::fully_connected_float({}, {}, {}, {}, {}, {}, {})", x.elements() / k, k, m,
+                        pointer(n.inputs[0]), tensor_array(id + "_weights", w), bias, pointer(n.outputs[0])));
+  }
+
   void fully_connected(const std::string& id, const Node& n) {
+    if (out(n).dtype == DType::Float32) return fully_connected_float(id, n);
     if (out(n).dtype == DType::Int32 || in(n, 1).shape.size() == 3) return matmul(id, n);
     const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
     require_per_tensor(n, x);
@@ -189,10 +231,12 @@ struct Emit : Emission {
   }
 };
 
-// The output over input 0 (not for a batched B, nor an int32 accumulator output: MatMulInteger).
+// The output over input 0 (not for a batched B, an int32 accumulator output (MatMulInteger) nor
+// the float form).
 schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
   const ir::Tensor &x = g.tensors[n.inputs[0]], &w = g.tensors[n.inputs[1]];
-  if (g.tensors[n.outputs[0]].dtype == ir::DType::Int32 || w.shape.size() == 3 || input != 0) return {};
+  const ir::DType y = g.tensors[n.outputs[0]].dtype;
+  if (y == ir::DType::Int32 || y == ir::DType::Float32 || w.shape.size() == 3 || input != 0) return {};
   const std::int64_t k = w.shape[1];
   const tightfit::FullyConnectedParams p{emit::i32(x.elements() / k), emit::i32(k), emit::i32(w.shape[0]), 0, 0, 0, 0, 0, 0};
   return overlap_distances(tightfit::fully_connected_distance(p), tightfit::fully_connected_up_distance(p));

@@ -254,6 +254,20 @@ inline void clip_float(int32_t count, const float* in, const float* lo, const fl
   }
 }
 
+// A float Gemm/MatMul with constant weights: out[r][j] = sum over k of in[r][k] * w[j][k] (w rows
+// [m, k] in flash), summed from 0 in index order, then bias[j] added when there is one. ORT's
+// MLAS SGEMM fuses the products (FMA) and adds the bias into its first K block, so the two
+// differ by a few ulp of the sum's terms; the same bits here on every core (-ffp-contract=off).
+inline void fully_connected_float(int32_t rows, int32_t k, int32_t m, const float* in, const float* w, const float* bias,
+                                  float* out) {
+  for (int32_t r = 0; r < rows; ++r)
+    for (int32_t j = 0; j < m; ++j) {
+      float acc = 0.0f;
+      for (int32_t i = 0; i < k; ++i) acc += in[r * k + i] * w[j * k + i];
+      out[r * m + j] = bias != nullptr ? acc + bias[j] : acc;
+    }
+}
+
 // ONNX Exp, Log and Erf on float32, element by element (float_math.hpp: MLAS's exp and erf,
 // Eigen's log, as ORT's CPU kernels).
 inline void exp_float(int32_t count, const float* in, float* out) {
