@@ -256,8 +256,9 @@ inline void clip_float(int32_t count, const float* in, const float* lo, const fl
 
 // A float Gemm/MatMul with constant weights: out[r][j] = sum over k of in[r][k] * w[j][k] (w rows
 // [m, k] in flash), summed from 0 in index order, then bias[j] added when there is one. ORT's
-// MLAS SGEMM fuses the products (FMA) and adds the bias into its first K block, so the two
-// differ by a few ulp of the sum's terms; the same bits here on every core (-ffp-contract=off).
+// Gemm (gemm.cc) copies the bias into the output first, then MLAS SGEMM adds each block of K's
+// products to it, fused (FMA) on x86, so the two differ by a few ulp of the sum's terms; the same
+// bits here on every core (-ffp-contract=off).
 inline void fully_connected_float(int32_t rows, int32_t k, int32_t m, const float* in, const float* w, const float* bias,
                                   float* out) {
   for (int32_t r = 0; r < rows; ++r)
