@@ -50,11 +50,11 @@ TEST_CASE("inspect --json on a refused model lists every unsupported node, not o
   REQUIRE(run.exited);
   CHECK(run.status == 1);
   CHECK(run.err.find('\n') == run.err.size() - 1);  // the refusal is still one line
-  CHECK_THAT(run.err, Catch::Contains("erf (Erf): unsupported operator") && Catch::Contains("docs/operators.md"));
+  CHECK_THAT(run.err, Catch::Contains("hardmax (Hardmax): unsupported operator") && Catch::Contains("docs/operators.md"));
   const auto doc = nlohmann::json::parse(run.out);
-  CHECK_THAT(doc["error"].get<std::string>(), Catch::Contains("erf (Erf)"));
+  CHECK_THAT(doc["error"].get<std::string>(), Catch::Contains("hardmax (Hardmax)"));
   REQUIRE(doc["unsupported"].size() == 3);
-  CHECK(doc["unsupported"][0] == nlohmann::json({{"node", "erf"}, {"domain", ""}, {"op", "Erf"}}));
+  CHECK(doc["unsupported"][0] == nlohmann::json({{"node", "hardmax"}, {"domain", ""}, {"op", "Hardmax"}}));
   CHECK(doc["unsupported"][1]["op"] == "Sin");
   CHECK_THAT(doc["unsupported"][1]["node"].get<std::string>(), Catch::StartsWith("Sin_"));  // unnamed: op and index
   CHECK(doc["unsupported"][2]["node"] == "cos");

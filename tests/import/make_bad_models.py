@@ -331,19 +331,19 @@ def make_bad():
                [float_input("x", lstm_x), helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
                [float_input("y", [1, 1, 1, hidden])],
                [const("w", w), const("r", r), const("sr16k", np.array(16000, np.int64))]))
-    # A quantized model with one float operator in the middle (Erf is not carried).
+    # A quantized model with one float operator in the middle (Hardmax is not carried).
     m = conv_qdq()
     for n in m.graph.node:
         if n.name == "dequant_y":
             n.output[0] = "yf"
-    m.graph.node.append(helper.make_node("Erf", ["yf"], ["y"], name="erf"))
+    m.graph.node.append(helper.make_node("Hardmax", ["yf"], ["y"], name="hardmax"))
     save(BAD, "unsupported_operator.onnx", m)
     # Three unsupported operators, one of them unnamed: inspect --json lists them all.
     m = conv_qdq()
     for n in m.graph.node:
         if n.name == "dequant_y":
             n.output[0] = "yf"
-    m.graph.node.extend([helper.make_node("Erf", ["yf"], ["e"], name="erf"),
+    m.graph.node.extend([helper.make_node("Hardmax", ["yf"], ["e"], name="hardmax"),
                          helper.make_node("Sin", ["e"], ["s"]),
                          helper.make_node("Cos", ["s"], ["y"], name="cos")])
     save(BAD, "unsupported_operators.onnx", m)
