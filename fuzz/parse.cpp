@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli/compile_options.hpp"
@@ -79,8 +80,14 @@ void check_command_line(const std::string& text) {
     // The planner turns the limit into a deadline: it must cope with any value accepted here.
     tightfit::plan::Problem problem;
     problem.regions.push_back({"ram", UINT64_MAX, 16});
-    problem.buffers.push_back({"a", 16, 16, 0, 1, std::nullopt, 0});
-    problem.buffers.push_back({"b", 32, 16, 1, 2, std::nullopt, 0});
+    for (const auto& [name, size, first_step] : {std::tuple{"a", 16, 0}, std::tuple{"b", 32, 1}}) {
+      tightfit::plan::Buffer buffer;
+      buffer.name = name;
+      buffer.size = size;
+      buffer.first_step = first_step;
+      buffer.last_step = first_step + 1;
+      problem.buffers.push_back(buffer);
+    }
     tightfit::plan::Options plan_options;
     plan_options.time_limit_seconds = compile.time_limit_seconds;
     tightfit::plan::solve(problem, plan_options);
