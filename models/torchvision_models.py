@@ -4,7 +4,8 @@ them as a user would with ONNX Runtime's static QDQ quantizer (quantize_qdq.py).
 
 usage: /usr/bin/python3 models/torchvision_models.py OUT_DIR [NAME ...] [--activations uint8|int8]
            [--weight-bits 8|7] [--calib N]
-  (default: every model; Debian's python3-torch and python3-torchvision)
+  (default: every model but the board-sized ones of NAMED_ONLY; Debian's python3-torch and
+  python3-torchvision)
 
 For each NAME it writes to OUT_DIR:
   NAME.float.onnx    the float export: eval mode (batch norm folded into the convolutions),
@@ -87,6 +88,8 @@ MODELS = {
     'mobilenet_v2_035': (lambda: torchvision.models.mobilenet_v2(width_mult=0.35, num_classes=10), (1, 3, 96, 96)),
     'mobilenet_v3_small': (lambda: torchvision.models.mobilenet_v3_small(num_classes=10), (1, 3, 96, 96)),
     'squeezenet1_1': (lambda: torchvision.models.squeezenet1_1(num_classes=10), (1, 3, 96, 96)),
+    # The Raspberry Pi Pico's model (issue #32): ImageNet's 1000 classes at 224x224, 1.24 M parameters.
+    'squeezenet1_1_224': (lambda: torchvision.models.squeezenet1_1(num_classes=1000), (1, 3, 224, 224)),
     'shufflenet_v2_x0_5': (lambda: torchvision.models.shufflenet_v2_x0_5(num_classes=10), (1, 3, 96, 96)),
     'mnasnet0_5': (lambda: torchvision.models.mnasnet0_5(num_classes=10), (1, 3, 96, 96)),
     # 4.0 M parameters: more int8 weights than the 4 MB flash of the QEMU boards hold.
@@ -94,6 +97,9 @@ MODELS = {
     'dscnn_torch': (DSCNN, (1, 1, 49, 10)),
     'unet_torch': (UNet, (1, 3, 64, 64)),
 }
+# Board-sized models, exported only when named: the benches that take every model run each
+# through QEMU and the tiling search, which at 224x224 takes minutes rather than seconds.
+NAMED_ONLY = {'squeezenet1_1_224'}
 
 
 def build(name):
@@ -143,7 +149,8 @@ def export(name, out_dir, act, weight_bits, n_calib):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('out_dir')
-    ap.add_argument('names', nargs='*', help=f'default: all of {", ".join(MODELS)}')
+    defaults = [n for n in MODELS if n not in NAMED_ONLY]
+    ap.add_argument('names', nargs='*', help=f'default: all of {", ".join(defaults)}')
     ap.add_argument('--activations', choices=['uint8', 'int8'], default='uint8')
     ap.add_argument('--weight-bits', type=int, choices=[8, 7], default=8)
     ap.add_argument('--calib', type=int, default=16, help='calibration samples (default 16)')
@@ -153,7 +160,7 @@ def main():
             sys.exit(f'torchvision_models: unknown model {n} (known: {", ".join(MODELS)})')
     os.makedirs(a.out_dir, exist_ok=True)
     torch.set_num_threads(1)
-    for n in a.names or MODELS:
+    for n in a.names or defaults:
         info = export(n, a.out_dir, a.activations, a.weight_bits, a.calib)
         print(f'{n}: {info["parameters"]:,} parameters, {info["qdq_bytes"]:,} B QDQ model')
 
