@@ -1,6 +1,6 @@
 # Package configuration for find_package(tightfit), installed as
-# <prefix>/share/tightfit/cmake/tightfit-config.cmake beside tightfit.cmake, tightfit_board.cmake
-# and tightfit_npy_to_cpp.cmake, with the board support in <prefix>/share/tightfit/firmware.
+# <prefix>/share/tightfit/cmake/tightfit-config.cmake beside tightfit.cmake and
+# tightfit_board.cmake, with the board support in <prefix>/share/tightfit/firmware.
 #
 # Gives: the target tightfit::runtime (the header-only kernels, usable with any toolchain, the
 # Arm one included); the functions tightfit_add_model(), tightfit_embed_npy() and

@@ -111,21 +111,24 @@ endfunction()
 #   extern const std::size_t <identifier>_size; // elements
 # for a firmware that runs a model on a fixed input, with no file system to read it from. The
 # array goes into .rodata, or into SECTION (the board support's .tightfit_inputs keeps test inputs
-# out of the model's flash figures).
+# out of the model's flash figures). The tightfit program writes the source (`tightfit embed-npy`,
+# floats as hexadecimal literals: the very same bits), found as for tightfit_add_model().
 function(tightfit_embed_npy target npy)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "SYMBOL;SECTION" "")
   if(NOT arg_SYMBOL)
     message(FATAL_ERROR "tightfit_embed_npy: SYMBOL is required")
   endif()
   get_filename_component(npy "${npy}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  set(script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tightfit_npy_to_cpp.cmake")
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/tightfit_npy")
-  file(MAKE_DIRECTORY "${out_dir}")
+  set(section)
+  if(arg_SECTION)
+    set(section --section "${arg_SECTION}")
+  endif()
+  _tightfit_executable(command program_depends)
   add_custom_command(
     OUTPUT "${out_dir}/${arg_SYMBOL}.cpp" "${out_dir}/${arg_SYMBOL}.hpp"
-    COMMAND "${CMAKE_COMMAND}" "-DNPY=${npy}" "-DSYMBOL=${arg_SYMBOL}" "-DOUTPUT=${out_dir}"
-      "-DSECTION=${arg_SECTION}" -P "${script}"
-    DEPENDS "${npy}" "${script}"
+    COMMAND "${command}" embed-npy "${npy}" --symbol "${arg_SYMBOL}" ${section} -o "${out_dir}"
+    DEPENDS "${npy}" ${program_depends}
     COMMENT "tightfit: building ${npy} into ${target}"
     VERBATIM)
   target_sources(${target} PRIVATE "${out_dir}/${arg_SYMBOL}.cpp" "${out_dir}/${arg_SYMBOL}.hpp")

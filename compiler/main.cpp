@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   tightfit::add_compile_command(app);
   tightfit::add_run_command(app);
   tightfit::add_report_command(app);
+  tightfit::add_embed_npy_command(app);
 
   try {
     app.parse(argc, argv);

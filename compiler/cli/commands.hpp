@@ -13,5 +13,6 @@ void add_plan_command(CLI::App& app);     // plan_command.cpp
 void add_compile_command(CLI::App& app);  // compile_command.cpp
 void add_run_command(CLI::App& app);      // run_command.cpp
 void add_report_command(CLI::App& app);   // report_command.cpp
+void add_embed_npy_command(CLI::App& app);  // embed_npy_command.cpp
 
 }  // namespace tightfit
