@@ -456,7 +456,8 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
                {"data_bytes", number("data_bytes")},
                {"bss_bytes", number("bss_bytes")},
                {"stack_bytes", number("stack_bytes")},
-               {"stack_peak_bytes", number("stack_peak_bytes")}}},
+               {"stack_peak_bytes", number("stack_peak_bytes")},
+               {"linked_bytes", number("ram_bytes")}}},
       {"step_instructions", step_instructions},
   };
   if (const auto problems = report::check_report(report); !problems.empty())

@@ -66,6 +66,7 @@ Measured read_measured(const json& j) {
   m.bss_bytes = optional_value<std::uint64_t>(ram.at("bss_bytes"));
   m.stack_bytes = optional_value<std::uint64_t>(ram.at("stack_bytes"));
   m.stack_peak_bytes = optional_value<std::uint64_t>(ram.at("stack_peak_bytes"));
+  if (ram.contains("linked_bytes")) m.linked_ram_bytes = optional_value<std::uint64_t>(ram.at("linked_bytes"));
   if (!j.at("step_instructions").is_null()) {
     for (const json& count : j.at("step_instructions")) m.step_instructions.push_back(optional_value<std::uint64_t>(count));
   }

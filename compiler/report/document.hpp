@@ -97,6 +97,7 @@ struct Measured {
   std::optional<std::uint64_t> instructions;
   std::optional<std::uint64_t> flash_bytes, text_bytes, rodata_bytes, weights_bytes, inputs_bytes;
   std::optional<std::uint64_t> arena_bytes, planned_arena_bytes, data_bytes, bss_bytes, stack_bytes, stack_peak_bytes;
+  std::optional<std::uint64_t> linked_ram_bytes;  // stack reserved + .data + .bss + arena, as linked
   // One per step from a profiled run (none for a step without a kernel call), else empty.
   std::vector<std::optional<std::uint64_t>> step_instructions;
 

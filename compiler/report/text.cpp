@@ -195,9 +195,10 @@ std::string measured_section(const Document& d) {
   out += fmt::format("  RAM    {} B = arena {} + .data {} + .bss {} + peak stack {}\n",
                      figure(m.ram_in_use_bytes()), figure(m.arena_bytes),
                      figure(m.data_bytes), figure(m.bss_bytes), figure(m.stack_peak_bytes));
-  out += fmt::format("         the arena is {} ({} B); the stack reserved is {} B\n",
+  out += fmt::format("         the arena is {} ({} B); the stack reserved is {} B{}\n",
                      m.arena_as_planned() ? "the plan's to the byte" : "NOT the plan's", figure(m.planned_arena_bytes),
-                     figure(m.stack_bytes));
+                     figure(m.stack_bytes),
+                     m.linked_ram_bytes ? fmt::format("; {} B linked (the stack reserved, not its peak)", *m.linked_ram_bytes) : "");
   const std::uint64_t macs = d.macs();
   out += fmt::format("  speed  {} instructions per inference{}\n", figure(m.instructions),
                      m.instructions && macs ? fmt::format(", {:.2f} per MAC ({} MACs)",

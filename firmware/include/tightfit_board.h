@@ -18,12 +18,14 @@ void tf_putc(char c);
 void tf_puts(const char *text);
 void tf_put_u32(uint32_t value);
 void tf_put_i32(int32_t value);
+void tf_put_u64(uint64_t value);
 /* Prints " key=value", to build a TIGHTFIT line after tf_puts("TIGHTFIT"). */
 void tf_figure(const char *key, uint32_t value);
+void tf_figure_u64(const char *key, uint64_t value);
 
 /* One line: "TIGHTFIT board=... core=... flash_bytes=... text_bytes=... rodata_bytes=...
  * weights_section_bytes=... inputs_section_bytes=... data_bytes=... bss_bytes=... arena_bytes=...
- * stack_bytes=... stack_peak_bytes=..." (docs/firmware.md says what each figure means). */
+ * stack_bytes=... stack_peak_bytes=... ram_bytes=..." (docs/firmware.md says what each figure means). */
 void tf_print_memory_figures(void);
 
 /* The start-up code paints the whole stack before main; tf_stack_peak_bytes() then tells how deep
@@ -35,9 +37,10 @@ uint32_t tf_stack_peak_bytes(void);
 /* Instructions executed between tf_count_begin() and tf_count_end(), exact under
  * `qemu-system-arm -icount shift=0`, with the counter's own cost subtracted (what remains is the
  * code between the two calls, including the call instructions of what it calls). No interrupts
- * may run in between. Regions longer than 2^32 instructions wrap. */
+ * may run in between. Counts past 2^32 are exact too (up to about 10^11 instructions, the
+ * timer's own period on the Arm boards). */
 void tf_count_begin(void);
-uint32_t tf_count_end(void);
+uint64_t tf_count_end(void);
 
 /* Ends the program; QEMU's exit status is `status` (semihosting SYS_EXIT_EXTENDED). */
 __attribute__((noreturn)) void tf_exit(int status);

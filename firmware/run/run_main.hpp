@@ -48,7 +48,7 @@ bool load(unsigned index, const T* data, std::size_t size, const Info& info,
 
 // Paints the stack, then counts the instructions of one inference.
 template <typename Run>
-std::uint32_t measure(Run run) {
+std::uint64_t measure(Run run) {
   tf_stack_paint();
   tf_count_begin();
   run();
@@ -93,9 +93,9 @@ void print_output(unsigned index, const Info& info, const float* values) {
 
 // Prints the instructions and the memory figures; the exit status: 0, or 2 when the arena
 // section is not the planned arena to the byte.
-inline int report(std::uint32_t instructions, std::size_t planned_arena_bytes) {
+inline int report(std::uint64_t instructions, std::size_t planned_arena_bytes) {
   tf_puts("TIGHTFIT");
-  tf_figure("instructions", instructions);
+  tf_figure_u64("instructions", instructions);
   tf_figure("planned_arena_bytes", static_cast<std::uint32_t>(planned_arena_bytes));
   tf_putc('\n');
   tf_print_memory_figures();
@@ -141,7 +141,7 @@ void profile(const Step* steps, std::size_t count, Run run) {
 #if defined(TIGHTFIT_PROFILE_STEPS)
 extern "C" void tightfit_step_begin(int) { tf_count_begin(); }
 extern "C" void tightfit_step_end(int step) {
-  const std::uint32_t n = tf_count_end();
+  const auto n = static_cast<std::uint32_t>(tf_count_end());
   if (step >= 0 && static_cast<std::size_t>(step) < TIGHTFIT_RUN_MODEL::kStepCount) tightfit_run::step_instructions[step] = n;
 }
 #endif

@@ -72,7 +72,7 @@ ${buffers}
 int main() {
   namespace m = ${NAME};
 ${loads}
-  const std::uint32_t instructions = tightfit_run::measure([] { m::run(${run_arguments}); });
+  const std::uint64_t instructions = tightfit_run::measure([] { m::run(${run_arguments}); });
 ${prints}
   const int status = tightfit_run::report(instructions, m::kArenaBytes);
 #if defined(TIGHTFIT_PROFILE_STEPS)

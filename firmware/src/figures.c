@@ -13,6 +13,7 @@ extern const char __tightfit_data_start[], __tightfit_data_end[];
 extern const char __tightfit_bss_start[], __tightfit_bss_end[];
 extern const char __tightfit_arena_start[], __tightfit_arena_end[];
 extern const char __tightfit_stack_limit[], __tightfit_stack_top[];
+extern const char __tightfit_ram_end[];
 
 static uint32_t span(const char *start, const char *end) { return (uint32_t)(end - start); }
 
@@ -28,5 +29,7 @@ void tf_print_memory_figures(void) {
   tf_figure("arena_bytes", span(__tightfit_arena_start, __tightfit_arena_end));
   tf_figure("stack_bytes", span(__tightfit_stack_limit, __tightfit_stack_top));
   tf_figure("stack_peak_bytes", tf_stack_peak_bytes());
+  /* The RAM as linked, from its start (the stack lies first) to the end of the arena. */
+  tf_figure("ram_bytes", span(__tightfit_stack_limit, __tightfit_ram_end));
   tf_putc('\n');
 }

@@ -9,8 +9,8 @@ uint32_t tf_icount_now(const volatile uint32_t *timer_value);
 
 #define COUNTER_VALUE ((const volatile uint32_t *)TF_COUNTER_VALUE)
 
-static uint32_t begin_time;
-static uint32_t overhead;
+static uint32_t begin_ticks, begin_sum;
+static uint64_t overhead;
 static int calibrated;
 
 static void start_timer(void) {
@@ -26,11 +26,15 @@ static void start_timer(void) {
 #endif
 }
 
-/* The readings sum to TF_COUNTER_TICKS_PER_READS times the time in instructions, plus a constant
- * (docs/firmware.md), with the sign of the counter's direction. */
-static uint32_t now(void) {
-  const uint32_t sum = tf_icount_now(COUNTER_VALUE);
-  return TF_COUNTER_COUNTS_DOWN ? 0u - sum : sum;
+/* The time twice, both counting up: one reading of the timer (`ticks`: TF_COUNTER_READS
+ * instructions of resolution, but 2^32 ticks before it wraps), and the readings' sum, which is
+ * TF_COUNTER_TICKS_PER_READS times the time in instructions plus a constant (docs/firmware.md):
+ * exact, but modulo 2^32. */
+static void now(uint32_t *ticks, uint32_t *sum) {
+  const uint32_t value = *COUNTER_VALUE;
+  const uint32_t readings = tf_icount_now(COUNTER_VALUE);
+  *ticks = TF_COUNTER_COUNTS_DOWN ? 0u - value : value;
+  *sum = TF_COUNTER_COUNTS_DOWN ? 0u - readings : readings;
 }
 
 /* Starts the timer and measures an empty region: the counter's own cost. Not inlined, so that
@@ -46,10 +50,17 @@ __attribute__((noinline)) static void calibrate(void) {
 
 void tf_count_begin(void) {
   if (!calibrated) calibrate();
-  begin_time = now();
+  now(&begin_ticks, &begin_sum);
 }
 
-uint32_t tf_count_end(void) {
-  const uint32_t end_time = now();
-  return (end_time - begin_time) / TF_COUNTER_TICKS_PER_READS - overhead;
+/* The sums' difference is TF_COUNTER_TICKS_PER_READS times the instructions in between, modulo
+ * 2^32; the ticks' difference times TF_COUNTER_READS is the same within a few TF_COUNTER_READS, and
+ * gives the multiple of 2^32 that the sums lost (a Cortex-M0+ SqueezeNet takes 5.7e9 instructions). */
+uint64_t tf_count_end(void) {
+  uint32_t end_ticks, end_sum;
+  now(&end_ticks, &end_sum);
+  const uint64_t exact_low = (uint32_t)(end_sum - begin_sum);
+  const uint64_t rough = (uint64_t)(uint32_t)(end_ticks - begin_ticks) * TF_COUNTER_READS;
+  const uint64_t wraps = (rough - exact_low + (UINT64_C(1) << 31)) >> 32;
+  return (exact_low + (wraps << 32)) / TF_COUNTER_TICKS_PER_READS - overhead;
 }

@@ -17,6 +17,16 @@ void tf_put_u32(uint32_t value) {
   while (n > 0) tf_putc(digits[--n]);
 }
 
+void tf_put_u64(uint64_t value) {
+  char digits[20];
+  int n = 0;
+  do {
+    digits[n++] = (char)('0' + value % 10u);
+    value /= 10u;
+  } while (value != 0);
+  while (n > 0) tf_putc(digits[--n]);
+}
+
 void tf_put_i32(int32_t value) {
   if (value < 0) {
     tf_putc('-');
@@ -32,4 +42,11 @@ void tf_figure(const char *key, uint32_t value) {
   tf_puts(key);
   tf_putc('=');
   tf_put_u32(value);
+}
+
+void tf_figure_u64(const char *key, uint64_t value) {
+  tf_putc(' ');
+  tf_puts(key);
+  tf_putc('=');
+  tf_put_u64(value);
 }

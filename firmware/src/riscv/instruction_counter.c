@@ -4,14 +4,19 @@
 
 #include "tightfit_board.h"
 
-static uint32_t begin_count;
-static uint32_t overhead;
+static uint64_t begin_count;
+static uint64_t overhead;
 static int calibrated;
 
-static inline uint32_t instructions_retired(void) {
-  uint32_t n;
-  __asm__ volatile(".option push\n\t.option arch, +zicsr\n\tcsrr %0, minstret\n\t.option pop" : "=r"(n));
-  return n;
+/* minstreth:minstret, read again when the low half wrapped between the reads of the high one. */
+static inline uint64_t instructions_retired(void) {
+  uint32_t high, low, high_again;
+  do {
+    __asm__ volatile(".option push\n\t.option arch, +zicsr\n\tcsrr %0, minstreth\n\tcsrr %1, minstret\n\t"
+                     "csrr %2, minstreth\n\t.option pop"
+                     : "=r"(high), "=r"(low), "=r"(high_again));
+  } while (high != high_again);
+  return ((uint64_t)high << 32) | low;
 }
 
 /* Measures an empty region: the counter's own cost. Not inlined, so that the instructions
@@ -27,7 +32,7 @@ void tf_count_begin(void) {
   begin_count = instructions_retired();
 }
 
-uint32_t tf_count_end(void) {
-  const uint32_t end_count = instructions_retired();
+uint64_t tf_count_end(void) {
+  const uint64_t end_count = instructions_retired();
   return end_count - begin_count - overhead;
 }
