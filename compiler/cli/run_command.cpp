@@ -154,6 +154,41 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
   write_file((dir / fmt::format("input_{}.raw", i)).string(), as_text(memory));
 }
 
+// Input i as run() reads it with --io-outside: of the model's type (floats quantized as its
+// set_input_i does, with the runtime's own quantize_linear), in memory order; flat. What the
+// firmware builds into flash to be read where it lies.
+npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
+  const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
+  const npy::Array a = npy::load(path);
+  if (a.shape != t.onnx_shape())
+    throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
+                            t.name, fmt::join(t.onnx_shape(), ", ")));
+  const bool quantize = a.dtype == "f4" && t.dtype != ir::DType::Float32;
+  if (quantize ? !t.float_at_boundary : a.dtype != npy_dtype(t.dtype))
+    throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
+                            path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
+  const auto index = memory_index_of_onnx_order(t);
+  const std::size_t es = ir::dtype_size(t.dtype);
+  npy::Array memory;
+  memory.dtype = npy_dtype(t.dtype);
+  memory.shape = {t.elements()};
+  memory.data.resize(index.size() * es);
+  for (std::size_t o = 0; o < index.size(); ++o) {
+    std::uint8_t* to = &memory.data[static_cast<std::size_t>(index[o]) * es];
+    if (!quantize) {
+      std::memcpy(to, &a.data[o * es], es);
+      continue;
+    }
+    float x;
+    std::memcpy(&x, &a.data[o * 4], 4);
+    const float scale = t.quant.scale[0];
+    const std::int32_t zero_point = t.quant.zero_point[0];
+    *to = t.dtype == ir::DType::Int8 ? static_cast<std::uint8_t>(tightfit::quantize_linear<std::int8_t>(x, scale, zero_point))
+                                     : tightfit::quantize_linear<std::uint8_t>(x, scale, zero_point);
+  }
+  return memory;
+}
+
 // Output i as the host program wrote it into `dir`, in ONNX's order.
 npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::path& dir) {
   const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
@@ -324,9 +359,18 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
       if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32)
         throw Error("run: --target does not run models whose inputs or outputs are int32 or quantized per channel (the "
                     "host run does)", kExitUsage);
-  // firmware/run reads an integer input in ONNX's order only: said here, not by the firmware in QEMU.
+  // firmware/run reads an integer input in the arena in ONNX's order only: said here, not by the
+  // firmware in QEMU. With --io-outside, run() reads each input where it lies in flash, as this
+  // writes it (of the model's type, in memory order): no RAM holds it.
+  const bool in_place = !compile.io_in_arena;
+  std::vector<std::string> firmware_inputs = options.inputs;
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {
     const ir::Tensor& t = model.graph.tensors[model.graph.inputs[i]];
+    if (in_place) {
+      firmware_inputs[i] = (dir / fmt::format("input_{}.memory.npy", i)).string();
+      npy::save(firmware_inputs[i], memory_order_input(model, i, options.inputs[i]));
+      continue;
+    }
     if (t.layout == ir::Layout::ChannelsLast && npy::load(options.inputs[i]).dtype != "f4")
       throw Error(fmt::format("run: --target takes input {} '{}' only as float32: the model keeps it channels-last, and "
                               "the firmware reads integer inputs in ONNX's order only (the host run takes both)",
@@ -336,7 +380,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
 
   const fs::path root = source_dir();
   std::string inputs, extra;
-  for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
+  for (const std::string& input : firmware_inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
   if (!compile.io_in_arena) extra += "--io-outside;";
   if (!compile.overlap) extra += "--no-overlap;";
   if (!compile.fold_pad) extra += "--no-fold-pad;";
@@ -350,11 +394,12 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
   const std::string configure = fmt::format(
       "cmake -S {} -B {} -DCMAKE_TOOLCHAIN_FILE={} -DTIGHTFIT_CORE={} -DTIGHTFIT_BOARD={} -DTIGHTFIT_MODEL={} "
-      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_NAME={} -DTIGHTFIT_PROFILE={}",
+      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_NAME={} -DTIGHTFIT_PROFILE={} "
+      "-DTIGHTFIT_INPUTS_IN_PLACE={}",
       shell_quoted((root / "firmware" / "run").string()), shell_quoted(build.string()),
       shell_quoted((root / "cmake" / board->toolchain).string()), board->core, board->name,
       shell_quoted(fs::absolute(compile.model).string()), shell_quoted(inputs), shell_quoted(fs::read_symlink("/proc/self/exe").string()),
-      max_ram, shell_quoted(extra), compile.name, options.profile ? "ON" : "OFF");
+      max_ram, shell_quoted(extra), compile.name, options.profile ? "ON" : "OFF", in_place ? "ON" : "OFF");
   run_logged(configure, dir / "configure.log", "configuring the firmware");
   run_logged(fmt::format("cmake --build {} -j2", shell_quoted(build.string())), dir / "build.log", "building the firmware");
 

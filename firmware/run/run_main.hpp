@@ -46,6 +46,16 @@ bool load(unsigned index, const T* data, std::size_t size, const Info& info,
   return true;
 }
 
+// An input that run() reads where it lies in flash (--io-outside, TIGHTFIT_INPUTS_IN_PLACE): it
+// must hold the model's own type, already quantized, in memory order, as `tightfit run --target`
+// stages it. A type that differs does not build.
+template <typename Info, typename T, typename Q>
+bool check_in_place(unsigned index, const T*, std::size_t size, const Info& info, void (*)(const float*, Q*)) {
+  static_assert(std::is_same<T, Q>::value, "an input in place must have the model's element type");
+  if (size != info.elements) return input_error(index, "size_differs_from_the_model");
+  return true;
+}
+
 // Paints the stack, then counts the instructions of one inference.
 template <typename Run>
 std::uint64_t measure(Run run) {

@@ -1,7 +1,9 @@
-# cmake -DHEADER=<name.hpp> -DNAME=<name> -DINPUTS=<count of .npy files> -DOUTPUT=<main.cpp> -P write_main.cmake
+# cmake -DHEADER=<name.hpp> -DNAME=<name> -DINPUTS=<count of .npy files> [-DIN_PLACE=ON] -DOUTPUT=<main.cpp>
+#       -P write_main.cmake
 #
 # Writes the main() of firmware/run for the model's inputs and outputs (counted in its header):
 # load each built-in input, run once under the instruction counter, print outputs and figures.
+# IN_PLACE (with --io-outside only): run() reads each built-in input where it lies in flash.
 file(READ "${HEADER}" text)
 string(REGEX MATCHALL "constexpr TensorInfo kInput[0-9]+" inputs "${text}")
 string(REGEX MATCHALL "constexpr TensorInfo kOutput[0-9]+" outputs "${text}")
@@ -34,6 +36,15 @@ set(run_arguments "")
 math(EXPR last "${input_count} - 1")
 foreach(i RANGE 0 ${last})
   string(APPEND includes "#include \"tightfit_input_${i}.hpp\"\n")
+  if(IN_PLACE)
+    if(outside EQUAL -1)
+      message(FATAL_ERROR "inputs in place need a model compiled with --io-outside")
+    endif()
+    string(APPEND loads "  if (!tightfit_run::check_in_place(${i}, tightfit_input_${i}, tightfit_input_${i}_size, "
+      "m::kInput${i}, m::set_input_${i})) return 4;\n")
+    set(run_arguments "${run_arguments}, tightfit_input_${i}")
+    continue()
+  endif()
   if(outside EQUAL -1)
     set(holder "m::arena_storage, m::input_${i}()")
   else()

@@ -12,7 +12,11 @@ section equal to the planned arena and to the report's arena_bytes, a positive i
 and peak stack; with --profile, one count per step (null only for steps without a kernel call)
 that add up to the run's instructions within 10%; with --rewrite, a rewrite of that technique in
 the report (tiling: the cap made a stage run in row bands); with --byte-aligned, the cap made the
-int8 buffers byte-aligned and some buffer lies off a 4-byte boundary. Exit 0 when all hold, else 1 naming
+int8 buffers byte-aligned and some buffer lies off a 4-byte boundary. The RAM the firmware is linked
+to use (measured.ram.linked_bytes) must be its stack, .data, .bss and arena with at most 64 B between
+(alignment, and on RV32 the small-data .sbss that the linker script leaves outside .bss: the
+instruction counter's 32 B). With --io-outside among the run's arguments, run() must read the inputs where
+they lie in flash: the link map has no RAM buffer for them. Exit 0 when all hold, else 1 naming
 the first failure.
 """
 import argparse
@@ -83,6 +87,14 @@ def main():
     if not (ram["arena_bytes"] == ram["planned_arena_bytes"] == report["arena_bytes"]):
         fail(f"arena section {ram['arena_bytes']} B, planned {ram['planned_arena_bytes']} B, "
              f"report {report['arena_bytes']} B")
+    parts = ram["stack_bytes"] + ram["data_bytes"] + ram["bss_bytes"] + ram["arena_bytes"]
+    if not parts <= ram["linked_bytes"] <= parts + 64:
+        fail(f"{ram['linked_bytes']} B of RAM linked, its stack, .data, .bss and arena are {parts} B")
+    if "--io-outside" in args.run_arguments:
+        link_map = open(os.path.join(args.work, "build", "firmware", "tightfit_run.map")).read()
+        if "tightfit_input_buffer" in link_map:
+            fail("with --io-outside the firmware copies its inputs into RAM (tightfit_input_buffer_N in the map)")
+        print(f"inputs read in flash: {measured['flash']['inputs_bytes']} B of .tightfit_inputs, none in RAM")
     for key, value in (("instructions", measured["instructions"]), ("stack_peak_bytes", ram["stack_peak_bytes"]),
                        ("weights_bytes", measured["flash"]["weights_bytes"])):
         if not isinstance(value, int) or value <= 0 and key != "weights_bytes":
