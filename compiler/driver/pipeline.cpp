@@ -60,6 +60,7 @@ void check_section_name(const std::string& section, const std::string& context) 
 
 // The --memory file: {"regions": [{"name": "DTCM", "size": "128K", "section": ".dtcm"}, ...],
 //                     "pins": [{"tensor": "x", "region": "DTCM", "offset": 0}]}
+// A region may give "cycles_per_byte" (its bandwidth cost, docs/planner.md, "Slow regions").
 void read_memory_file(const std::string& path, std::vector<RegionSpec>& regions, std::vector<PinSpec>& pins) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the memory description");
@@ -82,6 +83,12 @@ void read_memory_file(const std::string& path, std::vector<RegionSpec>& regions,
       if (!r["section"].is_string()) throw Error(path + ": region '" + spec.name + "': \"section\" is not a string");
       spec.section = r["section"].get<std::string>();
       check_section_name(spec.section, path + ": region '" + spec.name + "'");
+    }
+    if (r.contains("cycles_per_byte")) {
+      const json& c = r["cycles_per_byte"];
+      if (!c.is_number() || !(c.get<double>() >= 0) || c.get<double>() > 1e6)
+        throw Error(path + ": region '" + spec.name + "': \"cycles_per_byte\" is not a number from 0 to 1e6");
+      spec.cycles_per_byte = c.get<double>();
     }
     regions.push_back(spec);
   }
@@ -605,6 +612,22 @@ json ram_vs_cost_json(const CompiledModel& m) {
   return levels;
 }
 
+// The report's "slow_regions": the two plans weighed and the one kept; null when no region with
+// a cost held a buffer.
+json slow_regions_json(const CompiledModel& m) {
+  if (!m.slow_regions) return nullptr;
+  const auto plan_json = [](const std::optional<SlowRegionPlan>& p) -> json {
+    if (!p) return nullptr;
+    return {{"region_bytes", p->region_bytes},
+            {"macs", p->macs},
+            {"instructions", p->instructions},
+            {"slow_cycles", p->slow_cycles}};
+  };
+  return {{"with_slow", plan_json(m.slow_regions->with_slow)},
+          {"free_only", plan_json(m.slow_regions->free_only)},
+          {"kept", m.slow_regions->kept}};
+}
+
 json build_report(const CompileOptions& options, const CompiledModel& m, const plan::Problem& problem,
                   const emit::EmittedCode& code) {
   const ir::Graph& g = m.graph;
@@ -724,7 +747,8 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                        {"peak", peak},
                        {"lower_bound", bound},
                        {"status", plan::status_name(status)},
-                       {"section", m.regions[r].section}});
+                       {"section", m.regions[r].section},
+                       {"cycles_per_byte", m.regions[r].cycles_per_byte}});
   }
   json cap = nullptr;
   if (m.regions.size() == 1 && m.regions[0].capacity) cap = *m.regions[0].capacity;
@@ -781,7 +805,8 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
           {"steps", steps},
           {"peak_steps", peak_steps},
           {"buffers", buffers},
-          {"failure", nullptr}};
+          {"failure", nullptr},
+          {"slow_regions", slow_regions_json(m)}};
 }
 
 }  // namespace
@@ -967,15 +992,17 @@ CompiledModel emit_and_report(const CompileOptions& options, Planned planned) {
   return std::move(m);
 }
 
-}  // namespace
+// 3 to 5 at the alignment asked, else at 4; then, by default, when the cap needs more than the
+// aligned plans give (none fits, or only with extra MACs), 3 to 5 again with byte-aligned int8
+// buffers: that plan is kept when it fits with fewer extra MACs. Unaligned loads cost cycles on the
+// cores that allow them (docs/tiling.md, "Byte-aligned buffers"), so the padding is given up only
+// for the cap. `shortfall` is set, and the plan Infeasible, when nothing fits.
+struct Fitted {
+  Planned planned;
+  std::optional<std::string> shortfall;  // the exit-3 message
+};
 
-CompiledModel compile_model(const CompileOptions& options) {
-  // 1 and 2 once; 3 to 5 at the alignment asked, else at 4; then, by default, when the cap needs
-  // more than the aligned plans give (none fits, or only with extra MACs), 3 to 5 again with
-  // byte-aligned int8 buffers: that plan is kept when it fits with fewer extra MACs. Unaligned loads cost cycles on the
-  // cores that allow them (docs/tiling.md, "Byte-aligned buffers"), so the padding is given up
-  // only for the cap.
-  const Imported imported = import_model(options);
+Fitted plan_to_fit(const CompileOptions& options, const Imported& imported) {
   CompileOptions aligned_options = options;
   aligned_options.alignment = options.alignment.value_or(4);
   Planned planned = plan_model(aligned_options, imported);
@@ -988,8 +1015,10 @@ CompiledModel compile_model(const CompileOptions& options) {
     byte_options.alignment = 1;
     Planned byte_aligned = plan_model(byte_options, imported);
     const bool byte_fits = byte_aligned.m.plan.status != plan::Status::Infeasible;
-    if (!fits && !byte_fits)
-      throw Error(shortfall(options, m, &byte_aligned.m), kExitCapTooSmall);
+    if (!fits && !byte_fits) {
+      std::string reason = shortfall(options, m, &byte_aligned.m);
+      return {std::move(planned), std::move(reason)};
+    }
     if (byte_fits && (!fits || extra_macs(byte_aligned.m) < extra_macs(m))) {
       CompiledModel& b = byte_aligned.m;
       b.alignment = {1, "cap", fits ? std::optional<std::uint64_t>(m.plan.peak) : std::nullopt,
@@ -1002,9 +1031,64 @@ CompiledModel compile_model(const CompileOptions& options) {
       planned = std::move(byte_aligned);
     }
   }
-  if (planned.m.plan.status == plan::Status::Infeasible)
-    throw Error(shortfall(options, planned.m, nullptr), kExitCapTooSmall);
-  return emit_and_report(options, std::move(planned));
+  std::optional<std::string> reason;
+  if (planned.m.plan.status == plan::Status::Infeasible) reason = shortfall(options, planned.m, nullptr);
+  return {std::move(planned), std::move(reason)};
+}
+
+// What a plan costs with its regions' bandwidth: the estimated instructions (the MACs on a core
+// without measured costs) and, per buffer, its traffic times its region's cycles per byte.
+SlowRegionPlan slow_region_plan(const CompileOptions& options, const Planned& planned) {
+  const CompiledModel& m = planned.m;
+  SlowRegionPlan cost;
+  cost.region_bytes = m.plan.region_peak;
+  cost.macs = graph_macs(m.graph);
+  cost.instructions = cost::estimated_instructions(options.cost_core, m.graph).value_or(cost.macs);
+  double slow = 0;
+  for (std::size_t b = 0; b < planned.problem.buffers.size(); ++b)
+    slow += static_cast<double>(planned.problem.buffers[b].traffic) *
+            m.regions[static_cast<std::size_t>(m.plan.placements[b].region)].cycles_per_byte;
+  cost.slow_cycles = static_cast<std::int64_t>(std::llround(slow));
+  return cost;
+}
+
+}  // namespace
+
+CompiledModel compile_model(const CompileOptions& options) {
+  // 1 and 2 once, then 3 to 5 under the caps.
+  const Imported imported = import_model(options);
+  Fitted fitted = plan_to_fit(options, imported);
+  // Slow regions (docs/planner.md): when the plan kept puts buffers in a region with a cycles per
+  // byte cost, the model is planned again with those regions left empty (capacity 0), tiling into
+  // the free ones if it must; the plan that costs fewer cycles (instructions + slow traffic) is kept,
+  // the one with the slow regions on a tie (it adds no MACs).
+  const auto slow_bytes = [&](const Planned& p) {
+    std::uint64_t bytes = 0;
+    for (std::size_t r = 0; r < p.m.regions.size(); ++r)
+      if (p.m.regions[r].cycles_per_byte > 0 && r < p.m.plan.region_peak.size()) bytes += p.m.plan.region_peak[r];
+    return bytes;
+  };
+  if (!fitted.shortfall && options.tiling && slow_bytes(fitted.planned) > 0) {
+    Imported free_only = imported;
+    for (RegionSpec& r : free_only.regions)
+      if (r.cycles_per_byte > 0) r.capacity = 0;
+    Fitted fast = plan_to_fit(options, free_only);
+    SlowRegionChoice choice;
+    choice.with_slow = slow_region_plan(options, fitted.planned);
+    choice.kept = "with_slow";
+    if (!fast.shortfall) {
+      choice.free_only = slow_region_plan(options, fast.planned);
+      fast.planned.m.regions = imported.regions;  // the capacities of the memory file, for the report
+      const auto cycles = [](const SlowRegionPlan& c) { return c.instructions + c.slow_cycles; };
+      if (cycles(*choice.free_only) < cycles(*choice.with_slow)) {
+        choice.kept = "free_only";
+        fitted = std::move(fast);
+      }
+    }
+    fitted.planned.m.slow_regions = std::move(choice);
+  }
+  if (fitted.shortfall) throw Error(*fitted.shortfall, kExitCapTooSmall);
+  return emit_and_report(options, std::move(fitted.planned));
 }
 
 void write_outputs(const CompiledModel& m, const std::string& dir, const std::string& name) {

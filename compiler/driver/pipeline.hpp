@@ -26,6 +26,10 @@ struct RegionSpec {
   std::string name;
   std::optional<std::uint64_t> capacity;  // none: unbounded
   std::string section;                    // linker section for its array; empty: plain .bss
+  // The core cycles each byte read or written there costs beyond the fastest region (an external
+  // PSRAM's bandwidth); 0 for internal RAM. A region with a cost is used only when that costs
+  // less than tiling into the free regions (docs/planner.md, "Slow regions").
+  double cycles_per_byte = 0;
 };
 
 // A buffer fixed by the user to a region and an offset.
@@ -89,6 +93,20 @@ struct AlignmentChoice {
   std::uint64_t aligned_least_bytes = 0;
 };
 
+// With a memory file whose regions have a cost: the plans weighed against each other ("Slow
+// regions", docs/planner.md), for the report.
+struct SlowRegionPlan {
+  std::vector<std::uint64_t> region_bytes;  // the arena per region, in the memory file's order
+  std::int64_t macs = 0;
+  std::int64_t instructions = 0;            // estimated on cost_core; the MACs when it was not measured
+  std::int64_t slow_cycles = 0;             // traffic in the regions with a cost, times their cycles per byte
+};
+struct SlowRegionChoice {
+  std::optional<SlowRegionPlan> with_slow;  // the plan that may use them (none: it does not fit)
+  std::optional<SlowRegionPlan> free_only;  // the regions with a cost left empty (none: nothing fits)
+  std::string kept;                         // "with_slow" or "free_only"
+};
+
 struct CompiledModel {
   ir::Graph graph;                       // after the channels-last stage and the order: what the code runs
   OrderChoice order;
@@ -103,6 +121,7 @@ struct CompiledModel {
   AlignmentChoice alignment;
   schedule::Lifetimes lifetimes;
   std::vector<RegionSpec> regions;
+  std::optional<SlowRegionChoice> slow_regions;  // only when a region has a cost and was used
   plan::Plan plan;
   std::uint64_t weights_bytes = 0;       // flash taken by constant data
   std::string header;                    // NAME.hpp

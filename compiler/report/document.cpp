@@ -186,6 +186,16 @@ Document read_document(const json& checked) {
     d.alignment = Alignment{a.at("bytes").get<std::uint64_t>(), a.at("source").get<std::string>(),
                             bytes("aligned_arena_bytes"), bytes("aligned_least_bytes")};
   }
+  if (report.contains("slow_regions") && !report.at("slow_regions").is_null()) {
+    const json& c = report.at("slow_regions");
+    auto plan = [&](const char* key) -> std::optional<SlowRegionPlan> {
+      const json& p = c.at(key);
+      if (p.is_null()) return std::nullopt;
+      return SlowRegionPlan{p.at("region_bytes").get<std::vector<std::uint64_t>>(), p.at("macs").get<std::int64_t>(),
+                            p.at("instructions").get<std::int64_t>(), p.at("slow_cycles").get<std::int64_t>()};
+    };
+    d.slow_regions = SlowRegions{plan("with_slow"), plan("free_only"), c.at("kept").get<std::string>()};
+  }
   if (report.contains("measured")) d.measured = read_measured(report.at("measured"));
   if (report.contains("overlaps")) {
     for (const auto& o : report.at("overlaps"))

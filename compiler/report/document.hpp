@@ -78,6 +78,16 @@ struct Alignment {
   std::optional<std::uint64_t> aligned_arena_bytes, aligned_least_bytes;  // "cap": the 4-byte aligned plans'
 };
 
+// A plan weighed in the report's "slow_regions" (docs/planner.md, "Slow regions").
+struct SlowRegionPlan {
+  std::vector<std::uint64_t> region_bytes;  // per region, in the regions' order
+  std::int64_t macs = 0, instructions = 0, slow_cycles = 0;
+};
+struct SlowRegions {
+  std::optional<SlowRegionPlan> with_slow, free_only;  // none: that plan does not fit
+  std::string kept;                                    // "with_slow" or "free_only"
+};
+
 struct Failure {
   std::uint64_t cap_bytes = 0, minimum_bytes = 0, peak_step = 0;
   std::vector<std::string> tensors;
@@ -120,6 +130,7 @@ struct Document {
   bool io_in_arena = true;
   std::vector<std::string> batch_pinned;  // inputs whose symbolic batch was compiled as 1
   std::optional<Alignment> alignment;  // absent in reports of older versions
+  std::optional<SlowRegions> slow_regions;  // null or absent: no region with a cost held a buffer
   double planner_time_limit_s = 0;
   std::vector<Region> regions;
   std::uint64_t flash_weights_bytes = 0, flash_schedule_bytes = 0, flash_code_estimate_bytes = 0;

@@ -131,6 +131,22 @@ std::string ram_section(const Document& d) {
     out += fmt::format("  {:<16} {:>10} {:>10} {:>12} {:>8}\n", "all regions", "", d.arena_bytes, d.lower_bound_bytes,
                        d.gap_bytes);
   }
+  if (d.slow_regions) {
+    // The two plans of "Slow regions" (docs/planner.md), in estimated cycles.
+    const auto describe = [&](const std::optional<SlowRegionPlan>& p) {
+      if (!p) return std::string("does not fit");
+      std::vector<std::string> parts;
+      for (std::size_t r = 0; r < p->region_bytes.size() && r < d.regions.size(); ++r)
+        parts.push_back(fmt::format("{} {} B", fit(d.regions[r].name, 16), p->region_bytes[r]));
+      return fmt::format("{}; {} MACs, {} + {} slow = {} cycles", fmt::join(parts, ", "), p->macs, p->instructions,
+                         p->slow_cycles, p->instructions + p->slow_cycles);
+    };
+    const SlowRegions& c = *d.slow_regions;
+    out += fmt::format("  slow regions: kept {}\n", c.kept == "free_only" ? "the plan without them (tiled if need be)"
+                                                                            : "the plan with them");
+    out += "    with them: " + describe(c.with_slow) + "\n";
+    out += "    without:   " + describe(c.free_only) + "\n";
+  }
   if (!d.cap_bytes) {
     out += "  cap: none (no --max-ram)\n";
   } else if (d.status == "infeasible") {

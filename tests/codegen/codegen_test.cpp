@@ -710,6 +710,62 @@ TEST_CASE("two regions chosen together: inception runs in a 5 KiB DTCM beside a 
   CHECK(source.find(".sram_bss") != std::string::npos);
 }
 
+TEST_CASE("slow regions: a PSRAM with a cost per byte is used untiled when its traffic costs less than tiling "
+          "into the SRAM, and left empty with the SRAM tiled when it costs more (docs/planner.md, Slow regions)",
+          "[regions]") {
+  const fs::path dir = scratch("slow_regions");
+  // MobileNetV1-0.25 with its input outside: 36,880 B untiled, 22,288 B in row bands at +1.1 % MACs under
+  // 27,648 B (docs/tiling.md); beside it a PSRAM that holds everything.
+  const auto compile_with = [&](const std::string& name, const std::string& cost) {
+    const fs::path memory = dir / (name + ".json");
+    {
+      std::ofstream out(memory);
+      out << R"({"regions": [{"name": "SRAM", "size": 27648},)"
+          << R"( {"name": "PSRAM", "size": "1M", "section": ".ext_ram.bss", "cycles_per_byte": )" << cost << "}]}";
+    }
+    const Result r = compile("mobilenet_v1_025.qop.onnx", dir / name, "m",
+                             " --io-outside --memory " + shell_quote(memory.string()));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    return read_json(dir / name / "m.report.json");
+  };
+  // Bandwidth nearly free: the untiled plan, its overflow in the PSRAM.
+  const json cheap = compile_with("cheap", "0.001");
+  INFO(cheap["slow_regions"].dump());
+  REQUIRE(cheap["slow_regions"].is_object());
+  CHECK(cheap["slow_regions"]["kept"] == "with_slow");
+  CHECK(cheap["regions"][1]["peak"].get<std::uint64_t>() > 0);
+  CHECK(cheap["slow_regions"]["with_slow"]["macs"].get<std::int64_t>() <
+        cheap["slow_regions"]["free_only"]["macs"].get<std::int64_t>());
+  // 100 cycles a byte: the SRAM alone, tiled, and nothing in the PSRAM.
+  const json dear = compile_with("dear", "100");
+  INFO(dear["slow_regions"].dump());
+  REQUIRE(dear["slow_regions"].is_object());
+  CHECK(dear["slow_regions"]["kept"] == "free_only");
+  CHECK(dear["regions"][1]["peak"] == 0);
+  CHECK(dear["regions"][0]["peak"].get<std::uint64_t>() <= 27648);
+  CHECK(dear["regions"][1]["capacity"] == 1048576);  // the memory file's, not the 0 it was planned with
+  const auto cycles = [](const json& p) {
+    return p["instructions"].get<std::int64_t>() + p["slow_cycles"].get<std::int64_t>();
+  };
+  CHECK(cycles(dear["slow_regions"]["free_only"]) < cycles(dear["slow_regions"]["with_slow"]));
+  CHECK(cycles(cheap["slow_regions"]["with_slow"]) <= cycles(cheap["slow_regions"]["free_only"]));
+  CHECK(read_text(dir / "dear" / "m.report.txt").find("slow regions: kept the plan without them") != std::string::npos);
+  // No cost: an ordinary second region, nothing weighed.
+  const json free = compile_with("free", "0");
+  CHECK(free["slow_regions"].is_null());
+  // A cost that is not a number from 0 up: one line naming the file and the region.
+  const fs::path bad = dir / "bad.json";
+  {
+    std::ofstream out(bad);
+    out << R"({"regions": [{"name": "PSRAM", "size": "1M", "cycles_per_byte": -1}]})";
+  }
+  const Result refused = compile("mobilenet_v1_025.qop.onnx", dir / "bad", "m", " --memory " + shell_quote(bad.string()));
+  INFO(refused.output);
+  CHECK(refused.status == 1);
+  CHECK(refused.output.find("bad.json: region 'PSRAM': \"cycles_per_byte\"") != std::string::npos);
+}
+
 // =============================================================================================
 // Float islands: models/layernorm_head.py's LayerNorm MLP head, quantized as ORT's quantize_static
 // does, leaves ReduceMean, Sub, Pow, Sqrt and Div float between DequantizeLinear and QuantizeLinear.
