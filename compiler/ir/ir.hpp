@@ -154,7 +154,12 @@ struct Node {
 };
 
 struct Graph {
+  // The format of the model file: a .tflite model's numerics are TFLite's to follow (its
+  // fixed-point requantization), an ONNX model's are ONNX Runtime's (docs/numerics.md).
+  enum class SourceFormat { Onnx, TFLite };
+
   std::string source;                 // the model file it was imported from
+  SourceFormat source_format = SourceFormat::Onnx;
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;            // in schedule order
   std::vector<TensorId> inputs;       // graph inputs (never constants)
