@@ -808,6 +808,8 @@ Imported import_model(const CompileOptions& options) {
   Imported imported;
   // 1. ONNX -> integer IR.
   imported.graph = import::import_onnx(options.model);
+  if (options.numerics) imported.graph.numerics = *options.numerics;
+  passes::check_numerics(imported.graph);
   if (options.fold_pad) imported.pad_folds = passes::fold_pads(imported.graph);
 
   // 2. The schedule: channels-last activations, float edges moved into the API.

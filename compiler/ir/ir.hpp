@@ -153,8 +153,15 @@ struct Node {
   Guard guard;
 };
 
+// Whose integer arithmetic the kernels reproduce bit for bit (docs/numerics.md): ONNX Runtime's
+// (float multipliers, round half to even), the default for an ONNX model; or TensorFlow Lite's
+// (fixed-point multipliers with double rounding, its own ADD, average pool and softmax rules), the
+// choice of `--numerics tflite` and a .tflite model's default.
+enum class Numerics { Ort, Tflite };
+
 struct Graph {
   std::string source;                 // the model file it was imported from
+  Numerics numerics = Numerics::Ort;
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;            // in schedule order
   std::vector<TensorId> inputs;       // graph inputs (never constants)
