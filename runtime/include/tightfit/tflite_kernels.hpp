@@ -115,9 +115,9 @@ inline int32_t one_over_one_plus_x_for_x_in_0_1(int32_t value) {
 inline void softmax_tflite(const SoftmaxTfliteParams& p, const int8_t* in, int8_t* out) {
   constexpr int32_t kAccumulatorBits = 12;
   const int32_t mask = int32_t{1} << p.input_left_shift;
-  for (int32_t r = 0; r < p.rows; ++r) {
-    const int8_t* x = in + r * p.row_len;
-    int8_t* y = out + r * p.row_len;
+  const int8_t* x = in;
+  int8_t* y = out;
+  for (int32_t r = 0; r < p.rows; ++r, x += p.row_len, y += p.row_len) {
     int32_t x_max = x[0];
     for (int32_t i = 1; i < p.row_len; ++i) x_max = x[i] > x_max ? x[i] : x_max;
     int32_t sum = 0;
