@@ -376,6 +376,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (!compile.fold_pad) extra += "--no-fold-pad;";
   if (!compile.zero_copy_concat) extra += "--no-zero-copy-concat;";
   if (!compile.tiling) extra += "--no-tiling;";
+  if (compile.numerics) extra += fmt::format("--numerics;{};", numerics_name(*compile.numerics));
   // The firmware's own compile ranks tiling plans by the same core's costs as this one.
   if (compile.cost_core == board->core) extra += fmt::format("--target;{};", board->core);
   if (compile.alignment) extra += fmt::format("--alignment;{};", *compile.alignment);

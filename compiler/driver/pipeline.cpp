@@ -808,8 +808,11 @@ struct Imported {
 
 Imported import_model(const CompileOptions& options) {
   Imported imported;
-  // 1. The model file (ONNX or .tflite) -> integer IR.
+  // 1. The model file (ONNX or .tflite) -> integer IR, in the numerics asked for (the importer's
+  // default: ORT's for ONNX, TFLite's for .tflite).
   imported.graph = import::import_model(options.model);
+  if (options.numerics) imported.graph.numerics = *options.numerics;
+  passes::check_numerics(imported.graph);
   if (options.fold_pad) imported.pad_folds = passes::fold_pads(imported.graph);
 
   // 2. The schedule: channels-last activations, float edges moved into the API.

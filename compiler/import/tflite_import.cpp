@@ -127,6 +127,7 @@ class Importer {
   ir::Graph run() {
     out_.source = path_;
     out_.source_format = ir::Graph::SourceFormat::TFLite;
+    out_.numerics = ir::Numerics::Tflite;  // a .tflite follows TFLite's arithmetic unless told otherwise
     const auto* subgraphs = model_.subgraphs();
     if (!subgraphs || subgraphs->size() == 0) throw Error(path_ + ": the model has no subgraph");
     if (subgraphs->size() > 1)
@@ -769,8 +770,8 @@ class Importer {
     ir::Node& n = emit(ir::OpKind::Softmax, {x}, output(out_index));
     const std::size_t rank = out_.tensors[x].shape.size();
     n.attrs.axis = rank == 4 ? 1 : static_cast<std::int64_t>(rank) - 1;  // TFLite's last axis: the channels
-    // The integer rounding and saturation of ONNX Runtime's QLinearSoftmax, the operator ONNX
-    // conversions of TFLite models use.
+    // Under --numerics ort: the integer rounding and saturation of ONNX Runtime's QLinearSoftmax,
+    // the operator ONNX conversions of TFLite models use (TFLite's own rule is the default).
     n.attrs.softmax_integer_rule = true;
   }
 
