@@ -18,6 +18,10 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
   cmd.add_option("--memory", c.memory_file,
                  "JSON description of the RAM regions, fastest first, and pins (see docs/planner.md)");
   cmd.add_option("--pin", o.pins, "Fix a tensor's buffer: TENSOR=REGION:OFFSET (REGION 'arena' without --memory)");
+  cmd.add_option("--numerics", o.numerics,
+                 "Whose integer arithmetic to reproduce bit for bit: ort (ONNX Runtime's, the default for ONNX) "
+                 "or tflite (TensorFlow Lite Micro's; docs/numerics.md)")
+      ->check(CLI::IsMember({numerics_name(ir::Numerics::Ort), numerics_name(ir::Numerics::Tflite)}));
   cmd.add_option("--time-limit", c.time_limit_seconds, "Seconds the planner may search for a proof (default 5)")
       ->check(check_seconds, "SECONDS");
   cmd.add_flag("--io-outside", o.io_outside, "Keep the model's inputs and outputs out of the arena (the caller owns them)");
@@ -56,6 +60,8 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
   if (!std::regex_match(c.name, kIdentifier) || model_text::is_cpp_keyword(c.name))
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
+  if (!o.numerics.empty())
+    c.numerics = o.numerics == numerics_name(ir::Numerics::Tflite) ? ir::Numerics::Tflite : ir::Numerics::Ort;
   c.io_in_arena = !o.io_outside;
   c.reorder = !o.no_reorder;
   c.overlap = !o.no_overlap;

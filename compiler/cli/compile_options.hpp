@@ -15,6 +15,7 @@ namespace tightfit {
 struct CompileCommandOptions {
   driver::CompileOptions compile;
   std::vector<std::string> pins;  // TENSOR=REGION:OFFSET, as typed
+  std::string numerics;           // --numerics: "ort", "tflite", or empty (the importer's choice)
   bool io_outside = false;
   bool no_reorder = false;
   bool no_overlap = false;
@@ -24,6 +25,9 @@ struct CompileCommandOptions {
 };
 
 void add_compile_options(CLI::App& cmd, CompileCommandOptions& options);
+
+// The value of --numerics that selects `n`: "ort" or "tflite".
+inline const char* numerics_name(ir::Numerics n) { return n == ir::Numerics::Tflite ? "tflite" : "ort"; }
 
 // The driver's options once the command line is parsed: pins read, the default name filled in.
 // Throws tightfit::Error (usage) for a malformed --pin.

@@ -12,7 +12,9 @@
 
 #include "cli/commands.hpp"
 #include "error.hpp"
+#include "import/import.hpp"
 #include "import/onnx_import.hpp"
+#include "import/tflite_import.hpp"
 #include "util/model_text.hpp"
 
 namespace tightfit {
@@ -146,7 +148,7 @@ void print_json(const ir::Graph& g) {
 void print_refusal_json(const std::string& model, const Error& error) {
   std::vector<import::UnsupportedNode> unsupported;
   try {
-    unsupported = import::unsupported_nodes(model);
+    if (!import::is_tflite_file(model)) unsupported = import::unsupported_nodes(model);  // a .tflite's line names them
   } catch (const Error&) {
     return;  // unreadable: the error line says it all
   }
@@ -161,16 +163,16 @@ void print_refusal_json(const std::string& model, const Error& error) {
 
 void add_inspect_command(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Import a quantized ONNX model and show its integer IR, node by node");
-  cmd->add_option("model", options->model, "The ONNX model (.onnx)")->required();
+  CLI::App* cmd = app.add_subcommand("inspect", "Import a quantized ONNX or TFLite model and show its integer IR, node by node");
+  cmd->add_option("model", options->model, "The model (.onnx or .tflite)")->required();
   cmd->add_flag("--json", options->json, "Print JSON instead of text");
   // Older scripts pass it: a symbolic batch was refused without it, and is pinned to 1 now.
   cmd->add_flag("--pin-batch", "Accepted and ignored: a symbolic batch dimension is pinned to 1")->group("");
   cmd->callback([options] {
-    if (!options->json) return print_text(import::import_onnx(options->model));
+    if (!options->json) return print_text(import::import_model(options->model));
     ir::Graph graph;
     try {
-      graph = import::import_onnx(options->model);
+      graph = import::import_model(options->model);
     } catch (const Error& e) {
       print_refusal_json(options->model, e);
       throw;  // the one-line error and the exit status, as without --json

@@ -128,24 +128,54 @@ std::vector<std::uint8_t> read_file(const fs::path& path) {
 
 std::string as_text(const std::vector<std::uint8_t>& bytes) { return {bytes.begin(), bytes.end()}; }
 
-// Writes input i for the harness: float32 as given (the generated set_input quantizes it), an
-// integer array moved into memory order.
+// A TFLite model gives its images in NHWC order: the channels-last memory order itself. An ONNX
+// model gives them in ONNX's order (NCHW). The .npy files of `run` are in the model's order.
+bool model_order_is_memory_order(const driver::CompiledModel& m) {
+  return m.graph.source_format == ir::Graph::SourceFormat::TFLite;
+}
+
+std::vector<std::int64_t> model_shape(const driver::CompiledModel& m, const ir::Tensor& t) {
+  return model_order_is_memory_order(m) ? t.shape : t.onnx_shape();
+}
+
+// Elements of `size` bytes moved from ONNX's order to the model's (`to_model`) or back: a
+// permutation only for a channels-last image of a TFLite model.
+std::vector<std::uint8_t> between_onnx_and_model_order(const driver::CompiledModel& m, const ir::Tensor& t,
+                                                       const std::vector<std::uint8_t>& data, std::size_t size, bool to_model) {
+  if (!model_order_is_memory_order(m) || t.layout != ir::Layout::ChannelsLast) return data;
+  const auto index = memory_index_of_onnx_order(t);  // ONNX index -> memory (= model) index
+  std::vector<std::uint8_t> out(data.size());
+  for (std::size_t o = 0; o < index.size(); ++o) {
+    const std::size_t model = static_cast<std::size_t>(index[o]) * size;
+    if (to_model) std::memcpy(&out[model], &data[o * size], size);
+    else std::memcpy(&out[o * size], &data[model], size);
+  }
+  return out;
+}
+
+// Writes input i for the harness: float32 in ONNX's order (the generated set_input quantizes it),
+// an integer array moved into memory order.
 void stage_input(const driver::CompiledModel& m, std::size_t i, const std::string& path, const fs::path& dir) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
   const npy::Array a = npy::load(path);
-  if (a.shape != t.onnx_shape())
+  const std::vector<std::int64_t> shape = model_shape(m, t);
+  if (a.shape != shape)
     throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
-                            t.name, fmt::join(t.onnx_shape(), ", ")));
+                            t.name, fmt::join(shape, ", ")));
   if (a.dtype == "f4" && t.dtype != ir::DType::Float32) {
     if (!t.float_at_boundary)
       throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
                               ir::dtype_name(t.dtype)));
-    write_file((dir / fmt::format("input_{}.f32", i)).string(), as_text(a.data));
+    write_file((dir / fmt::format("input_{}.f32", i)).string(), as_text(between_onnx_and_model_order(m, t, a.data, 4, false)));
     return;
   }
   if (a.dtype != npy_dtype(t.dtype))
     throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
                             path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
+  if (model_order_is_memory_order(m)) {
+    write_file((dir / fmt::format("input_{}.raw", i)).string(), as_text(a.data));
+    return;
+  }
   const auto index = memory_index_of_onnx_order(t);
   const std::size_t es = ir::dtype_size(t.dtype);
   std::vector<std::uint8_t> memory(a.data.size());
@@ -156,18 +186,21 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
 
 // Input i as run() reads it with --io-outside: of the model's type (floats quantized as its
 // set_input_i does, with the runtime's own quantize_linear), in memory order; flat. What the
-// firmware builds into flash to be read where it lies.
+// firmware builds into flash to be read where it lies. The .npy is in the model's order.
 npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
   const npy::Array a = npy::load(path);
-  if (a.shape != t.onnx_shape())
+  const std::vector<std::int64_t> shape = model_shape(m, t);
+  if (a.shape != shape)
     throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
-                            t.name, fmt::join(t.onnx_shape(), ", ")));
+                            t.name, fmt::join(shape, ", ")));
   const bool quantize = a.dtype == "f4" && t.dtype != ir::DType::Float32;
   if (quantize ? !t.float_at_boundary : a.dtype != npy_dtype(t.dtype))
     throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
                             path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
-  const auto index = memory_index_of_onnx_order(t);
+  std::vector<std::int64_t> index = memory_index_of_onnx_order(t);
+  if (model_order_is_memory_order(m))
+    for (std::size_t o = 0; o < index.size(); ++o) index[o] = static_cast<std::int64_t>(o);
   const std::size_t es = ir::dtype_size(t.dtype);
   npy::Array memory;
   memory.dtype = npy_dtype(t.dtype);
@@ -189,14 +222,14 @@ npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, con
   return memory;
 }
 
-// Output i as the host program wrote it into `dir`, in ONNX's order.
+// Output i as the host program wrote it into `dir`, in the model's order.
 npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::path& dir) {
   const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
   npy::Array a;
-  a.shape = t.onnx_shape();
+  a.shape = model_shape(m, t);
   if (t.float_at_boundary) {
     a.dtype = "f4";
-    a.data = read_file(dir / fmt::format("output_{}.f32", i));
+    a.data = between_onnx_and_model_order(m, t, read_file(dir / fmt::format("output_{}.f32", i)), 4, true);
   } else {
     a.dtype = npy_dtype(t.dtype);
     const std::vector<std::uint8_t> memory = read_file(dir / fmt::format("output_{}.raw", i));
@@ -205,8 +238,10 @@ npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::
     if (memory.size() != index.size() * es)
       throw Error(fmt::format("output {} '{}': the generated program wrote {} bytes", i, t.name, memory.size()));
     a.data.resize(memory.size());
-    for (std::size_t o = 0; o < index.size(); ++o)
-      std::memcpy(&a.data[o * es], &memory[static_cast<std::size_t>(index[o]) * es], es);
+    if (model_order_is_memory_order(m)) a.data = memory;
+    else
+      for (std::size_t o = 0; o < index.size(); ++o)
+        std::memcpy(&a.data[o * es], &memory[static_cast<std::size_t>(index[o]) * es], es);
   }
   if (a.data.size() != static_cast<std::size_t>(a.elements()) * (a.dtype == "f4" ? 4 : ir::dtype_size(t.dtype)))
     throw Error(fmt::format("output {} '{}': the generated program wrote {} bytes", i, t.name, a.data.size()));
@@ -214,11 +249,13 @@ npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::
 }
 
 // Output `t` from the values the firmware printed (quantized, or a float32's bits; memory order),
-// in ONNX's order.
-npy::Array firmware_output(const ir::Tensor& t, const std::vector<std::int32_t>& values) {
-  const auto index = memory_index_of_onnx_order(t);
+// in the model's order.
+npy::Array firmware_output(const driver::CompiledModel& m, const ir::Tensor& t, const std::vector<std::int32_t>& values) {
+  std::vector<std::int64_t> index = memory_index_of_onnx_order(t);
+  if (model_order_is_memory_order(m))
+    for (std::size_t o = 0; o < index.size(); ++o) index[o] = static_cast<std::int64_t>(o);
   npy::Array a;
-  a.shape = t.onnx_shape();
+  a.shape = model_shape(m, t);
   if (t.dtype == ir::DType::Float32) {
     a.dtype = "f4";
     a.data.resize(index.size() * 4);
@@ -386,6 +423,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (!compile.fold_pad) extra += "--no-fold-pad;";
   if (!compile.zero_copy_concat) extra += "--no-zero-copy-concat;";
   if (!compile.tiling) extra += "--no-tiling;";
+  if (compile.numerics) extra += fmt::format("--numerics;{};", numerics_name(*compile.numerics));
   // The firmware's own compile ranks tiling plans by the same core's costs as this one.
   if (compile.cost_core == board->core) extra += fmt::format("--target;{};", board->core);
   if (compile.alignment) extra += fmt::format("--alignment;{};", *compile.alignment);
@@ -451,7 +489,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
     if (values[i].size() != static_cast<std::size_t>(t.elements()))
       throw Error(fmt::format("run: the firmware printed {} values for output {} '{}', expected {} (log: {})",
                               values[i].size(), i, t.name, t.elements(), log.string()));
-    outputs.push_back(firmware_output(t, values[i]));
+    outputs.push_back(firmware_output(model, t, values[i]));
   }
 
   // The report of the code that ran (the firmware build's own compile), with what it measured.

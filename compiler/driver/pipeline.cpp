@@ -20,7 +20,7 @@
 #include "cost/instructions.hpp"
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
-#include "import/onnx_import.hpp"
+#include "import/import.hpp"
 #include "ops/operator.hpp"
 #include "plan/validate.hpp"
 #include "passes/passes.hpp"
@@ -813,7 +813,9 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
 
 std::string default_name(const std::string& model_path) {
   std::string stem = fs::path(model_path).filename().string();
-  if (auto dot = stem.find(".onnx"); dot != std::string::npos && dot + 5 == stem.size()) stem.resize(dot);
+  for (const std::string extension : {".onnx", ".tflite"})
+    if (stem.size() > extension.size() && stem.compare(stem.size() - extension.size(), extension.size(), extension) == 0)
+      stem.resize(stem.size() - extension.size());
   return model_text::cpp_identifier(stem);
 }
 
@@ -831,8 +833,11 @@ struct Imported {
 
 Imported import_model(const CompileOptions& options) {
   Imported imported;
-  // 1. ONNX -> integer IR.
-  imported.graph = import::import_onnx(options.model);
+  // 1. The model file (ONNX or .tflite) -> integer IR, in the numerics asked for (the importer's
+  // default: ORT's for ONNX, TFLite's for .tflite).
+  imported.graph = import::import_model(options.model);
+  if (options.numerics) imported.graph.numerics = *options.numerics;
+  passes::check_numerics(imported.graph);
   if (options.fold_pad) imported.pad_folds = passes::fold_pads(imported.graph);
 
   // 2. The schedule: channels-last activations, float edges moved into the API.

@@ -44,6 +44,7 @@ struct CompileOptions {
   std::string name;                      // C++ namespace and file stem of the generated code
   std::optional<std::uint64_t> max_ram;  // cap of the single arena (ignored with a memory file)
   std::string memory_file;               // JSON: {"regions": [...], "pins": [...]}
+  std::optional<ir::Numerics> numerics;  // --numerics; none: the importer's choice (ONNX: ORT's)
   std::vector<PinSpec> pins;
   double time_limit_seconds = 5.0;
   bool io_in_arena = true;

@@ -231,6 +231,8 @@ class Emission {
       if (i % 24 == 0) elements += "\n    ";
       if constexpr (std::is_same_v<T, float>) {
         elements += float_literal(values[i]) + ",";
+      } else if constexpr (std::is_same_v<T, tightfit::QuantizedMultiplier>) {
+        elements += fmt::format("{{{},{}}},", values[i].multiplier, values[i].shift);
       } else {
         elements += fmt::format("{},", static_cast<std::int64_t>(values[i]));
       }
@@ -337,6 +339,17 @@ class Emission {
     std::vector<float> m;
     for (float ws : w.quant.scale) m.push_back(tightfit::conv_multiplier(x.quant.scale[0], ws, y.quant.scale[0]));
     return m;
+  }
+
+  bool tflite() const { return g_.numerics == ir::Numerics::Tflite; }
+
+  // The requantization multipliers of a convolution or fully connected node (one, or one per
+  // output channel) as an array in flash: ORT's float ones, or TFLite's fixed-point ones.
+  std::string multiplier_array(const std::string& id, const Tensor& x, const Tensor& w, const Tensor& y) {
+    if (!tflite()) return array(id + "_multipliers", "float", multipliers(x, w, y));
+    std::vector<tightfit::QuantizedMultiplier> m;
+    for (float ws : w.quant.scale) m.push_back(tightfit::tflite_conv_multiplier(x.quant.scale[0], ws, y.quant.scale[0]));
+    return array(id + "_multipliers", "tightfit::QuantizedMultiplier", m);
   }
 
   std::string bias_pointer(const std::string& id, const Node& n) {

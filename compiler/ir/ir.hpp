@@ -153,8 +153,20 @@ struct Node {
   Guard guard;
 };
 
+// Whose integer arithmetic the kernels reproduce bit for bit (docs/numerics.md): ONNX Runtime's
+// (float multipliers, round half to even), the default for an ONNX model; or TensorFlow Lite's
+// (fixed-point multipliers with double rounding, its own ADD, average pool and softmax rules), the
+// choice of `--numerics tflite` and a .tflite model's default.
+enum class Numerics { Ort, Tflite };
+
 struct Graph {
+  // The format of the model file: a .tflite model's arrays are in TFLite's order (NHWC), an ONNX
+  // model's in ONNX's (NCHW); `run` reads and writes .npy files in the model's order.
+  enum class SourceFormat { Onnx, TFLite };
+
   std::string source;                 // the model file it was imported from
+  SourceFormat source_format = SourceFormat::Onnx;
+  Numerics numerics = Numerics::Ort;
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;            // in schedule order
   std::vector<TensorId> inputs;       // graph inputs (never constants)

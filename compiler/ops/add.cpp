@@ -17,6 +17,7 @@ struct Emit : Emission {
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
     // ORT picks its broadcast path from ONNX's order of the dims.
     const auto as = a.onnx_shape(), bs = b.onnx_shape();
+    if (tflite()) return add_tflite(id, n);
     const tightfit::BroadcastForm form = tightfit::binary_broadcast_form(as.data(), static_cast<int>(as.size()), bs.data(),
                                                                         static_cast<int>(bs.size()));
     const tightfit::AddRequant r = tightfit::add_requant(a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0],
@@ -30,6 +31,23 @@ struct Emit : Emission {
         20);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::add<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
+  }
+
+  // TFLite's ADD: fixed-point multipliers per input and for the sum (tflite_add_params).
+  void add_tflite(const std::string& id, const Node& n) {
+    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
+    const tightfit::AddTfliteParams p =
+        tightfit::tflite_add_params({}, a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0], b.quant.zero_point[0],
+                                    y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
+    auto multiplier = [](const tightfit::QuantizedMultiplier& m) { return fmt::format("{{{},{}}}", m.multiplier, m.shift); };
+    const std::string block =
+        params("AddTfliteParams", id,
+               fmt::format("{},{},{},{},{},{},{},{},{},{}", binary_shape(n), p.a_offset, p.b_offset, p.output_offset,
+                           p.left_shift, multiplier(p.a_multiplier), multiplier(p.b_multiplier),
+                           multiplier(p.output_multiplier), p.output_min, p.output_max),
+               24);
+    const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
+    call(n, fmt::format("tightfit::add_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }
 };
 

@@ -45,7 +45,10 @@ struct Emit : Emission {
                     p.pad_bottom, p.pad_right, p.count_include_pad, float_literal(p.input_scale), p.input_zero_point,
                     float_literal(p.output_scale), p.output_zero_point, p.output_min, p.output_max),
         21);
-    call(n, fmt::format("tightfit::average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+    // TFLite's rule: an integer mean rounded half away from zero (passes/numerics.cpp checks that
+    // the input's quantization is the output's).
+    const char* kernel = tflite() ? "average_pool_tflite" : "average_pool";
+    call(n, fmt::format("tightfit::{}<{}>({}, {}, {})", kernel, t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }
 };

@@ -177,7 +177,7 @@ struct Emit : Emission {
       weights = array(id + "_weights", "std::uint8_t", packed);
     }
     const std::string bias = bias_pointer(id, n);
-    const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
+    const std::string mult = multiplier_array(id, x, w, y);
     const std::string block = conv_params_block(id, p);
     call(n, fmt::format("tightfit::conv<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));

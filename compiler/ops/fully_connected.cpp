@@ -195,6 +195,7 @@ struct Emit : Emission {
                           pointer(n.inputs[0]), weights, pointer(n.outputs[0])));
       return;
     }
+    if (tflite()) refuse(n, "--numerics tflite: no TFLite arithmetic for a batched matmul");
     const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
     call(n, fmt::format("tightfit::matmul_requantize<{}, {}>({}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
                         pointer(n.inputs[0]), weights, mult, pointer(n.outputs[0])));
@@ -219,7 +220,7 @@ struct Emit : Emission {
     const std::int64_t k = w.shape[1], m = w.shape[0];
     const std::string weights = tensor_array(id + "_weights", w);
     const std::string bias = bias_pointer(id, n);
-    const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
+    const std::string mult = multiplier_array(id, x, w, y);
     const std::string block =
         params("FullyConnectedParams", id,
                fmt::format("{},{},{},{},{},{},{},{},{}", x.elements() / k, k, m, x.quant.zero_point[0],

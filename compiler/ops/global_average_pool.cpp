@@ -38,6 +38,18 @@ struct Emit : Emission {
   void global_average_pool(const std::string& id, const Node& n) {
     const Tensor &x = in(n, 0), &y = out(n);
     const std::int64_t image = x.shape[1] * x.shape[2];
+    if (tflite()) {
+      // TFLite's AVERAGE_POOL_2D over the whole image: its integer mean (the quantization is the
+      // input's, passes/numerics.cpp checks it).
+      const std::string block = params(
+          "AveragePoolParams", id,
+          fmt::format("{},{},{},{},1,1,{},{},1,1,0,0,0,0,0,{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
+                      x.shape[3], x.shape[1], x.shape[2], float_literal(x.quant.scale[0]), x.quant.zero_point[0],
+                      float_literal(y.quant.scale[0]), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
+          21);
+      return call(n, fmt::format("tightfit::average_pool_tflite<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                                 pointer(n.outputs[0])));
+    }
     const float m = tightfit::global_average_pool_multiplier(x.quant.scale[0], y.quant.scale[0], i32(image));
     const std::string block =
         params("GlobalAveragePoolParams", id,

@@ -72,6 +72,15 @@ struct Emit : Emission {
     if (n.attrs.axis != static_cast<std::int64_t>(x.shape.size()) - 1)
       refuse(n, "softmax must run over the innermost axis in memory");
     const std::int64_t row = x.shape.back();
+    if (tflite()) {
+      // CMSIS-NN's arm_softmax_s8 (int8 in, scale 1/256 and zero point -128 out: passes/numerics.cpp).
+      const tightfit::SoftmaxTfliteParams p = tightfit::tflite_softmax_params(i32(x.elements() / row), i32(row), x.quant.scale[0]);
+      const std::string block = params("SoftmaxTfliteParams", id,
+                                       fmt::format("{},{},{},{},{}", p.rows, p.row_len, p.input_multiplier,
+                                                   p.input_left_shift, p.diff_min),
+                                       5);
+      return call(n, fmt::format("tightfit::softmax_tflite({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+    }
     float table[256];
     tightfit::build_softmax_table(x.quant.scale[0], i32(row), x.dtype == DType::Int8, table);
     const std::string t = array(id + "_table", "float", std::vector<float>(table, table + 256));

@@ -12,6 +12,10 @@
 
 namespace tightfit::passes {
 
+// Under TFLite numerics (Graph::numerics), refuses the first node whose TFLite arithmetic the
+// kernels do not reproduce, naming it and why (numerics.cpp); nothing under ORT's.
+void check_numerics(const ir::Graph& graph);
+
 // Turns Reshape [N, K] -> [N, K, 1, 1], pointwise Conv, Reshape -> [N, M] (the QOperator way of
 // writing a Gemm) into one FullyConnected with the weight viewed as [M, K]. Exact.
 void conv1x1_to_fully_connected(ir::Graph& graph);

@@ -22,6 +22,7 @@ check "banana" compile "$model" -o "$work/o" --max-ram banana
 check "output-dir" compile "$model"
 check "time-limit" compile "$model" -o "$work/o" --time-limit
 check "subcommand" frobnicate
+check "numerics" compile "$model" -o "$work/o" --numerics tflm
 "$tightfit" compile --help >"$work/out" 2>&1 || fail "compile --help exited $?"
 grep -q -- "--max-ram" "$work/out" || fail "compile --help does not list --max-ram"
 echo ok

@@ -25,10 +25,15 @@ namespace tightfit {
   template void quantize<T>(const QuantizeParams&, const float*, T*);                              \
   template void dequantize<T>(const QuantizeParams&, const T*, float*);                            \
   template void clamp<T>(const ClampParams&, const T*, T*);                                      \
+  template void add_tflite<T>(const AddTfliteParams&, const T*, const T*, T*);                    \
+  template void average_pool_tflite<T>(const AveragePoolParams&, const T*, T*);                   \
   template void requantize_accumulator<T>(const AccumulatorRequantizeParams&, const int32_t*, T*);
 
 #define TIGHTFIT_INSTANTIATE_WEIGHTED(T, TW)                                                         \
   template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
+  template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const QuantizedMultiplier*, T*); \
+  template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
+                                       const QuantizedMultiplier*, T*);                                \
   template void conv_transpose<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
   template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
                                        const float*, T*);                                              \

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "tightfit/float_kernels.hpp"
+#include "tightfit/host.hpp"
 #include "tightfit/numerics.hpp"
 
 namespace {
@@ -203,4 +204,39 @@ TEST_CASE("reduce_mean_float_rows sums each row in ORT's (Eigen's) order, then d
   const float short_row[3] = {1e8f, 1, -1e8f};  // under 4 past the boundary: index order, 0
   tightfit::reduce_mean_float_rows(1, 3, short_row, y);
   CHECK(y[0] == 0.0f);
+}
+
+// TFLite's fixed-point steps (--numerics tflite): values worked out by hand from gemmlowp's and
+// TFLite's definitions; the models of ../shared/tflm-models pin them as a whole (tests/tflm).
+TEST_CASE("quantize_multiplier is TFLite's QuantizeMultiplier", "[runtime][numerics][tflite]") {
+  auto same = [](tightfit::QuantizedMultiplier m, int32_t multiplier, int32_t shift) {
+    return m.multiplier == multiplier && m.shift == shift;
+  };
+  CHECK(same(tightfit::quantize_multiplier(0.5), 1 << 30, 0));
+  CHECK(same(tightfit::quantize_multiplier(1.0), 1 << 30, 1));
+  CHECK(same(tightfit::quantize_multiplier(0.75), 1610612736, 0));
+  CHECK(same(tightfit::quantize_multiplier(0.003), 1649267442, -8));  // 0.768 * 2^31 = 1649267441.66: rounded up
+  CHECK(same(tightfit::quantize_multiplier(1.0 - std::ldexp(1.0, -33)), 1 << 30, 1));  // rounds to 2^31: halved
+  CHECK(same(tightfit::quantize_multiplier(std::ldexp(1.0, -40)), 0, 0));               // below 2^-31: flushed
+  CHECK(same(tightfit::quantize_multiplier(0.0), 0, 0));
+}
+
+TEST_CASE("the fixed-point multiply and shift round as gemmlowp's", "[runtime][numerics][tflite]") {
+  using tightfit::rounding_divide_by_pot;
+  using tightfit::saturating_rounding_doubling_high_mul;
+  CHECK(saturating_rounding_doubling_high_mul(INT32_MIN, INT32_MIN) == INT32_MAX);
+  CHECK(saturating_rounding_doubling_high_mul(1 << 30, 1 << 30) == 1 << 29);
+  CHECK(saturating_rounding_doubling_high_mul(3, 1 << 30) == 2);    // 1.5: half up
+  CHECK(saturating_rounding_doubling_high_mul(-3, 1 << 30) == -1);  // -1.5: half up too
+  CHECK(saturating_rounding_doubling_high_mul(-5, 1 << 30) == -2);  // -2.5
+  CHECK(rounding_divide_by_pot(5, 1) == 3);    // 2.5: away from zero
+  CHECK(rounding_divide_by_pot(-5, 1) == -3);  // -2.5: away from zero
+  CHECK(rounding_divide_by_pot(-3, 1) == -2);
+  CHECK(rounding_divide_by_pot(7, 2) == 2);
+  CHECK(rounding_divide_by_pot(-6, 2) == -2);
+  CHECK(rounding_divide_by_pot(-5, 2) == -1);
+  CHECK(rounding_divide_by_pot(123, 0) == 123);
+  CHECK(tightfit::multiply_by_quantized_multiplier(100, {1 << 30, 1}) == 100);
+  CHECK(tightfit::multiply_by_quantized_multiplier(-100, {1 << 30, -1}) == -25);
+  CHECK(tightfit::multiply_by_quantized_multiplier(3, {1 << 30, -1}) == 1);  // 0.75, rounded twice: 2, then 1
 }

@@ -26,6 +26,67 @@ inline float global_average_pool_multiplier(float x_scale, float y_scale, int32_
   return x_scale / (y_scale * static_cast<float>(image_size));
 }
 
+// ---------------------------------------------------------------------------
+// TFLite's parameters (--numerics tflite), computed here on the host as TensorFlow Lite computes
+// them in its kernels' Prepare (tensorflow/lite/kernels/internal/quantization_util.cc, TFLite
+// Micro's conv, depthwise_conv, fully_connected, add and softmax kernels): in double, from the
+// float scales, with libm's frexp and round (half away from zero).
+
+// QuantizeMultiplier: frexp's significand in [0.5, 1) rounded to Q31; a significand that rounds
+// to 2^31 is halved with the exponent raised; below 2^-31 the multiplier is flushed to 0.
+inline QuantizedMultiplier quantize_multiplier(double real) {
+  if (real == 0.0) return {0, 0};
+  int exponent = 0;
+  const double significand = std::frexp(real, &exponent);
+  int64_t q = static_cast<int64_t>(std::round(significand * static_cast<double>(int64_t{1} << 31)));
+  if (q == (int64_t{1} << 31)) q /= 2, ++exponent;
+  if (exponent < -31) q = 0, exponent = 0;
+  return {static_cast<int32_t>(q), exponent};
+}
+
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, per output channel (PopulateConvolution-
+// QuantizationParams, GetQuantizedConvolutionMultipler): double(x_scale) * double(w_scale) /
+// double(y_scale).
+inline QuantizedMultiplier tflite_conv_multiplier(float x_scale, float w_scale, float y_scale) {
+  return quantize_multiplier(static_cast<double>(x_scale) * static_cast<double>(w_scale) / static_cast<double>(y_scale));
+}
+
+// ADD on int8 (TFLite Micro's CalculateOpDataAdd): both inputs moved left by 20 bits, each scaled
+// by its scale over twice the larger input scale, summed, then scaled to the output.
+inline AddTfliteParams tflite_add_params(const BinaryShape& shape, float a_scale, int32_t a_zero_point, float b_scale,
+                                         int32_t b_zero_point, float y_scale, int32_t y_zero_point, int32_t output_min,
+                                         int32_t output_max) {
+  constexpr int32_t kLeftShift = 20;
+  const double twice_max = 2.0 * static_cast<double>(a_scale > b_scale ? a_scale : b_scale);
+  AddTfliteParams p{};
+  p.shape = shape;
+  p.a_offset = -a_zero_point;
+  p.b_offset = -b_zero_point;
+  p.output_offset = y_zero_point;
+  p.left_shift = kLeftShift;
+  p.a_multiplier = quantize_multiplier(static_cast<double>(a_scale) / twice_max);
+  p.b_multiplier = quantize_multiplier(static_cast<double>(b_scale) / twice_max);
+  p.output_multiplier =
+      quantize_multiplier(twice_max / (static_cast<double>(1 << kLeftShift) * static_cast<double>(y_scale)));
+  p.output_min = output_min;
+  p.output_max = output_max;
+  return p;
+}
+
+// SOFTMAX on int8 with beta 1 (TFLite Micro's CalculateSoftmaxParams, PreprocessSoftmaxScaling,
+// CalculateInputRadius): the input scale as a Q5.26 multiplier capped at 2^31 - 1, and the least
+// difference from the row's maximum whose exponential is not 0.
+inline SoftmaxTfliteParams tflite_softmax_params(int32_t rows, int32_t row_len, float x_scale) {
+  constexpr int kScaledDiffIntegerBits = 5;
+  const double real = std::fmin(static_cast<double>(x_scale) * static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
+                                static_cast<double>((int64_t{1} << 31) - 1));
+  const QuantizedMultiplier m = quantize_multiplier(real);
+  const double radius = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
+                        static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
+                        static_cast<double>(int64_t{1} << m.shift);
+  return {rows, row_len, m.multiplier, m.shift, -static_cast<int32_t>(std::floor(radius))};
+}
+
 // Which MLAS QLinearAdd path ORT's broadcaster takes (see params.hpp).  Shapes
 // in ONNX order, right-aligned (shorter shapes get leading 1s); rank <= 8.
 inline BroadcastForm binary_broadcast_form(const int64_t* a_shape, int a_rank, const int64_t* b_shape, int b_rank) {

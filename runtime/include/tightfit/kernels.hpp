@@ -106,8 +106,9 @@ inline int32_t dot(const T* x, const TW* w, int32_t n, int32_t x_zero_point, int
   return acc;
 }
 
-template <typename T>
-inline T conv_output(const ConvParams& p, int32_t acc, int32_t oc, const int32_t* bias, const float* multipliers) {
+// TM: float (ONNX Runtime's requantization) or QuantizedMultiplier (TFLite's, --numerics tflite).
+template <typename T, typename TM>
+inline T conv_output(const ConvParams& p, int32_t acc, int32_t oc, const int32_t* bias, const TM* multipliers) {
   if (bias != nullptr) acc += bias[oc];
   return requantize<T>(acc, multipliers[p.per_channel ? oc : 0], p.output_zero_point, p.output_min, p.output_max);
 }
@@ -273,9 +274,9 @@ namespace portable {
 
 // Pointwise convolution: every output pixel is a matrix-vector product of the
 // same pixel's channels with the OHWI (here [out_c][in_c]) weights.
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM = float>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   const int32_t pixels = p.batch * p.in_h * p.in_w;
   for (int32_t i = 0; i < pixels; ++i) {
     const int32_t px = kBackward ? pixels - 1 - i : i;
@@ -291,9 +292,9 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
 // Depthwise convolution (groups == in_c): output channel oc reads input channel
 // oc / multiplier; weights [kh][kw][out_c].  Taps that fall in the padding
 // contribute nothing (ORT pads with the input zero point).
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM = float>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   const int32_t depth_multiplier = p.out_c / p.in_c;
   for (int32_t bi = 0; bi < p.batch; ++bi) {
     const int32_t b = kBackward ? p.batch - 1 - bi : bi;
@@ -324,9 +325,9 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
 }
 
 // General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM = float>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                         const float* multipliers, T* out) {
+                         const TM* multipliers, T* out) {
   const int32_t group_in_c = p.in_c / p.groups;
   const int32_t group_out_c = p.out_c / p.groups;
   for (int32_t b = 0; b < p.batch; ++b) {
@@ -356,9 +357,9 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM = float>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
-                            const float* multipliers, T* out) {
+                            const TM* multipliers, T* out) {
   for (int32_t i = 0; i < p.rows; ++i) {
     const int32_t r = kBackward ? p.rows - 1 - i : i;
     const T* x = in + r * p.in_features;
@@ -413,6 +414,11 @@ namespace selected_kernels = portable;
 // the pixels from the last (the output may then lie above the input).
 template <typename T, typename TW, bool kBackward = false>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const QuantizedMultiplier* multipliers, T* out) {
+  portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
+}
+template <typename T, typename TW, bool kBackward = false>
+inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
 #if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
   if constexpr (kBackward) {
@@ -445,6 +451,11 @@ constexpr int32_t conv_pointwise_up_distance(const ConvParams& p) {
 // the pixels from the last.
 template <typename T, typename TW, bool kBackward = false>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                           const QuantizedMultiplier* multipliers, T* out) {
+  portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
+}
+template <typename T, typename TW, bool kBackward = false>
+inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const float* multipliers, T* out) {
   selected_kernels::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
 }
@@ -461,6 +472,11 @@ constexpr int32_t conv_depthwise_distance(const ConvParams& p) {
 constexpr int32_t conv_depthwise_up_distance(const ConvParams& p) { return detail::raster_up_distance(detail::conv_window(p)); }
 
 // General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
+template <typename T, typename TW>
+inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
+                         const QuantizedMultiplier* multipliers, T* out) {
+  portable::conv_general(p, in, weights, bias, multipliers, out);
+}
 template <typename T, typename TW>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                          const float* multipliers, T* out) {
@@ -482,10 +498,11 @@ constexpr int32_t conv_general_distance(const ConvParams& p) {
 
 // ONNX QLinearConv (ORT: QLinearConv + MlasRequantizeOutput), NHWC, choosing
 // the depthwise, pointwise or general path from the parameters.  kBackward runs
-// the depthwise and pointwise paths backwards (the general path has no such
-// order: conv_up_distance() says it may not overlap that way).
-template <typename T, typename TW, bool kBackward = false>
-inline void conv(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const float* multipliers,
+// order: conv_up_distance() says it may not overlap that way). With TFLite's multipliers
+// (QuantizedMultiplier, --numerics tflite) every path is the portable loop: the fast kernels
+// requantize in float.
+template <typename T, typename TW, bool kBackward = false, typename TM>
+inline void conv(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const TM* multipliers,
                  T* out) {
   if (conv_is_depthwise(p)) {
     conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
@@ -497,7 +514,12 @@ inline void conv(const ConvParams& p, const T* in, const TW* weights, const int3
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
-// kBackward: the rows from the last.
+// kBackward: the rows from the last. With TFLite's multipliers, the portable loop.
+template <typename T, typename TW, bool kBackward = false>
+inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
+                            const QuantizedMultiplier* multipliers, T* out) {
+  portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
+}
 template <typename T, typename TW, bool kBackward = false>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const float* multipliers, T* out) {
@@ -1150,4 +1172,5 @@ constexpr int32_t clamp_distance() { return 0; }
 
 }  // namespace tightfit
 
+#include "tightfit/tflite_kernels.hpp"  // --numerics tflite: ADD, AVERAGE_POOL_2D, SOFTMAX as TFLite computes them
 #include "tightfit/float_kernels.hpp"  // float islands: float32 Add, Sub, Mul, Div, Pow, Sqrt, ReduceMean, Exp, Log, Erf, Softmax

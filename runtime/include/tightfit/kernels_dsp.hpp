@@ -423,14 +423,14 @@ inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, 
 }  // namespace simd
 
 namespace portable {
-template <typename T, typename TW, bool kBackward>
-inline void conv_pointwise(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
-template <typename T, typename TW, bool kBackward>
-inline void conv_depthwise(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
-template <typename T, typename TW>
-inline void conv_general(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);
-template <typename T, typename TW, bool kBackward>
-inline void fully_connected(const FullyConnectedParams&, const T*, const TW*, const int32_t*, const float*, T*);
+template <typename T, typename TW, bool kBackward, typename TM>
+inline void conv_pointwise(const ConvParams&, const T*, const TW*, const int32_t*, const TM*, T*);
+template <typename T, typename TW, bool kBackward, typename TM>
+inline void conv_depthwise(const ConvParams&, const T*, const TW*, const int32_t*, const TM*, T*);
+template <typename T, typename TW, typename TM>
+inline void conv_general(const ConvParams&, const T*, const TW*, const int32_t*, const TM*, T*);
+template <typename T, typename TW, bool kBackward, typename TM>
+inline void fully_connected(const FullyConnectedParams&, const T*, const TW*, const int32_t*, const TM*, T*);
 }  // namespace portable
 
 namespace dsp {

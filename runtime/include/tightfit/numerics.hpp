@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "tightfit/params.hpp"
+
 namespace tightfit {
 
 // Round to nearest integer, ties to even: what ORT's std::nearbyintf (default
@@ -259,6 +261,44 @@ inline T requantize(int32_t acc, float multiplier, int32_t zero_point, int32_t o
 #else
   return requantize_float<T>(acc, multiplier, zero_point, out_min, out_max);
 #endif
+}
+
+// ---------------------------------------------------------------------------
+// TFLite's fixed-point requantization (--numerics tflite, docs/numerics.md), by a
+// QuantizedMultiplier (params.hpp).
+
+// gemmlowp's SaturatingRoundingDoublingHighMul (CMSIS-NN: arm_nn_doubling_high_mult): the high
+// 32 bits of 2 * a * b, rounded half up; INT32_MIN * INT32_MIN saturates to INT32_MAX.
+inline int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
+  if (a == b && a == INT32_MIN) return INT32_MAX;
+  const int64_t product = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  // gemmlowp adds 2^30 (or 1 - 2^30 for a negative product) and divides by 2^31 truncating:
+  // both are floor((product + 2^30) / 2^31).
+  return static_cast<int32_t>((product + (int64_t{1} << 30)) >> 31);
+}
+
+// gemmlowp's RoundingDivideByPOT (CMSIS-NN: arm_nn_divide_by_power_of_two): x / 2^exponent
+// rounded half away from zero, 0 <= exponent <= 31.
+inline int32_t rounding_divide_by_pot(int32_t x, int32_t exponent) {
+  const int32_t mask = static_cast<int32_t>((uint32_t{1} << exponent) - 1u);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// TFLite's MultiplyByQuantizedMultiplier (double rounding, TFLITE_SINGLE_ROUNDING off, as TFLite
+// Micro builds it; CMSIS-NN's arm_nn_requantize without CMSIS_NN_USE_SINGLE_ROUNDING).
+inline int32_t multiply_by_quantized_multiplier(int32_t x, QuantizedMultiplier m) {
+  const int32_t left = m.shift > 0 ? m.shift : 0, right = m.shift > 0 ? 0 : -m.shift;
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
+  return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, m.multiplier), right);
+}
+
+// The requantization of TFLite's integer conv, depthwise conv and fully connected kernels: the
+// accumulator (bias included) times the fixed-point multiplier, plus the zero point, clamped.
+template <typename T>
+inline T requantize(int32_t acc, const QuantizedMultiplier& m, int32_t zero_point, int32_t out_min, int32_t out_max) {
+  return static_cast<T>(clamp_int(multiply_by_quantized_multiplier(acc, m) + zero_point, out_min, out_max));
 }
 
 // ORT's MlasQuantizeLinear (QuantizeLinear, and the last step of every lookup

@@ -21,6 +21,14 @@
 
 namespace tightfit {
 
+// TFLite's fixed-point multiplier (--numerics tflite): real = multiplier * 2^(shift - 31), from
+// quantize_multiplier() in host.hpp (TFLite's QuantizeMultiplier). The convolution and fully
+// connected kernels take an array of them in place of the float multipliers.
+struct QuantizedMultiplier {
+  int32_t multiplier;  // in [2^30, 2^31), or 0
+  int32_t shift;       // > 0: shift left before the multiply; <= 0: divide by 2^-shift after it
+};
+
 // ---------------------------------------------------------------------------
 // Convolution (ONNX QLinearConv, 2-D; a 1-D conv is H = 1).
 //
@@ -235,6 +243,17 @@ struct MulParams {
   int32_t output_min, output_max;
 };
 
+// ADD as TFLite computes it on int8 (--numerics tflite; fields from tflite_add_params() in
+// host.hpp): each input plus its offset (minus its zero point), moved left by left_shift, scaled
+// by its multiplier; the sum scaled by output_multiplier, plus output_offset, clamped.
+struct AddTfliteParams {
+  BinaryShape shape;
+  int32_t a_offset, b_offset, output_offset;
+  int32_t left_shift;
+  QuantizedMultiplier a_multiplier, b_multiplier, output_multiplier;
+  int32_t output_min, output_max;
+};
+
 // Sub between DequantizeLinear and QuantizeLinear (ORT has no QLinear form, so
 // ORT computes it in float): each operand dequantized, subtracted, quantized.
 struct SubParams {
@@ -317,6 +336,16 @@ struct SoftmaxParams {
   int32_t output_min;
   int32_t output_max;
   int32_t integer_rule;
+};
+
+// SOFTMAX as TFLite Micro + CMSIS-NN computes it on int8 (arm_softmax_s8; --numerics tflite;
+// from tflite_softmax_params() in host.hpp). The output is int8 at scale 1/256, zero point -128.
+struct SoftmaxTfliteParams {
+  int32_t rows;
+  int32_t row_len;
+  int32_t input_multiplier;  // the input scale in Q5.26 as TFLite's PreprocessSoftmaxScaling gives it
+  int32_t input_left_shift;
+  int32_t diff_min;          // differences from the row's maximum below it give 0 (-128 out)
 };
 
 // ---------------------------------------------------------------------------

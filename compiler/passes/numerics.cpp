@@ -1,0 +1,72 @@
+// check_numerics(): under TFLite numerics, every node is one whose TFLite arithmetic the kernels
+// reproduce (docs/numerics.md, "TFLite numerics"), or one that rounds nothing.
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "passes/passes.hpp"
+
+namespace tightfit::passes {
+namespace {
+
+// True when `t` carries the quantization of `like` (a copy or a max changes no value).
+bool same_quant(const ir::Tensor& t, const ir::Tensor& like) {
+  return t.quant.scale == like.quant.scale && t.quant.zero_point == like.quant.zero_point;
+}
+
+// Why TFLite's arithmetic is not available for `n`, or empty when it is.
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  const ir::Tensor& y = g.tensors[n.outputs[0]];
+  const bool float_node = y.dtype == ir::DType::Float32 && n.op != ir::OpKind::Dequantize;
+  if (float_node) return "a float island has no TFLite integer form";
+  switch (n.op) {
+    case ir::OpKind::Conv:
+    case ir::OpKind::FullyConnected:
+    case ir::OpKind::Add:
+    case ir::OpKind::MaxPool:
+    case ir::OpKind::ReduceMax:
+    case ir::OpKind::ReduceMin:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Transpose:
+    case ir::OpKind::Slice:
+    case ir::OpKind::ChannelShuffle:
+    case ir::OpKind::Pad:
+    case ir::OpKind::Resize:
+    case ir::OpKind::Clamp:
+    case ir::OpKind::Quantize:
+    case ir::OpKind::Dequantize:
+      return {};
+    case ir::OpKind::GlobalAveragePool:
+    case ir::OpKind::AveragePool:
+      if (!same_quant(g.tensors[n.inputs[0]], y))
+        return "TFLite's average pool needs the input's scale and zero point on the output";
+      if (n.op == ir::OpKind::AveragePool && n.attrs.count_include_pad)
+        for (std::int64_t pad : n.attrs.pads)
+          if (pad != 0) return "TFLite's average pool never counts padding (count_include_pad=1 with pads)";
+      return {};
+    case ir::OpKind::Softmax:
+      if (y.dtype != ir::DType::Int8 || y.quant.scale != std::vector<float>{1.0f / 256} ||
+          y.quant.zero_point != std::vector<std::int32_t>{-128})
+        return "TFLite's int8 softmax writes scale 1/256, zero point -128";
+      return {};
+    case ir::OpKind::Concat:
+      for (ir::TensorId in : n.inputs)
+        if (!same_quant(g.tensors[in], y)) return "a Concat that requantizes an input has no TFLite rule here";
+      return {};
+    default:
+      return "no TFLite arithmetic for this operator yet";
+  }
+}
+
+}  // namespace
+
+void check_numerics(const ir::Graph& graph) {
+  if (graph.numerics != ir::Numerics::Tflite) return;
+  for (const ir::Node& n : graph.nodes) {
+    const std::string gap = tflite_gap(graph, n);
+    if (!gap.empty())
+      throw Error(fmt::format("{}: {} ({}): TFLite numerics: {} (--numerics ort computes it as ONNX Runtime does)",
+                              graph.source, n.name, n.onnx_op, gap));
+  }
+}
+
+}  // namespace tightfit::passes
