@@ -90,6 +90,13 @@ MODELS = {
     'squeezenet1_1': (lambda: torchvision.models.squeezenet1_1(num_classes=10), (1, 3, 96, 96)),
     # The Raspberry Pi Pico's model (issue #32): ImageNet's 1000 classes at 224x224, 1.24 M parameters.
     'squeezenet1_1_224': (lambda: torchvision.models.squeezenet1_1(num_classes=1000), (1, 3, 224, 224)),
+    # The STM32N6's models (issue #32): ImageNet's 1000 classes, the STM32 model zoo's MobileNet v2 0.35 at
+    # 128x128 and 224x224 (the same tensor shapes) and the full-width network at 224x224.
+    'mobilenet_v2_035_128': (lambda: torchvision.models.mobilenet_v2(width_mult=0.35, num_classes=1000),
+                             (1, 3, 128, 128)),
+    'mobilenet_v2_035_224': (lambda: torchvision.models.mobilenet_v2(width_mult=0.35, num_classes=1000),
+                             (1, 3, 224, 224)),
+    'mobilenet_v2_224': (lambda: torchvision.models.mobilenet_v2(num_classes=1000), (1, 3, 224, 224)),
     'shufflenet_v2_x0_5': (lambda: torchvision.models.shufflenet_v2_x0_5(num_classes=10), (1, 3, 96, 96)),
     'mnasnet0_5': (lambda: torchvision.models.mnasnet0_5(num_classes=10), (1, 3, 96, 96)),
     # 4.0 M parameters: more int8 weights than the 4 MB flash of the QEMU boards hold.
@@ -99,7 +106,7 @@ MODELS = {
 }
 # Board-sized models, exported only when named: the benches that take every model run each
 # through QEMU and the tiling search, which at 224x224 takes minutes rather than seconds.
-NAMED_ONLY = {'squeezenet1_1_224'}
+NAMED_ONLY = {'squeezenet1_1_224', 'mobilenet_v2_035_128', 'mobilenet_v2_035_224', 'mobilenet_v2_224'}
 
 
 def build(name):
