@@ -376,8 +376,9 @@ class Importer {
     return add_tensor(std::move(c));
   }
 
-  // An int32 bias [channels] added to the accumulator as is: its scale is x_scale * w_scale.
-  ir::TensorId bias(std::int32_t index, const ir::Quant& x, const ir::Quant& w, std::int64_t channels) {
+  // An int32 bias [channels] added to the accumulator as is: its scale is x_scale * w_scale. The
+  // quantizations are copies: adding the bias tensor may move out_.tensors, where they lie.
+  ir::TensorId bias(std::int32_t index, ir::Quant x, ir::Quant w, std::int64_t channels) {
     const ir::TensorId b = constant(index, tfl::TensorType::INT32, {}, "bias");
     ir::Tensor& t = out_.tensors[b];
     if (t.shape != Shape{channels})
