@@ -153,25 +153,41 @@ std::vector<std::uint8_t> between_onnx_and_model_order(const driver::CompiledMod
   return out;
 }
 
-// Writes input i for the harness: float32 in ONNX's order (the generated set_input quantizes it),
-// an integer array moved into memory order.
-void stage_input(const driver::CompiledModel& m, std::size_t i, const std::string& path, const fs::path& dir) {
+// The .npy file given for input i, checked against the input: its shape in the model's order, and
+// the input's type or float32 where the model quantizes the input itself (`quantize` then).
+struct ModelInput {
+  npy::Array array;
+  bool quantize = false;
+};
+
+ModelInput load_model_input(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
-  const npy::Array a = npy::load(path);
+  ModelInput in{npy::load(path)};
+  const npy::Array& a = in.array;
   const std::vector<std::int64_t> shape = model_shape(m, t);
   if (a.shape != shape)
     throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
                             t.name, fmt::join(shape, ", ")));
-  if (a.dtype == "f4" && t.dtype != ir::DType::Float32) {
-    if (!t.float_at_boundary)
-      throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
-                              ir::dtype_name(t.dtype)));
+  in.quantize = a.dtype == "f4" && t.dtype != ir::DType::Float32;
+  if (in.quantize && !t.float_at_boundary)
+    throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
+                            ir::dtype_name(t.dtype)));
+  if (!in.quantize && a.dtype != npy_dtype(t.dtype))
+    throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
+                            path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
+  return in;
+}
+
+// Writes input i for the harness: float32 in ONNX's order (the generated set_input quantizes it),
+// an integer array moved into memory order.
+void stage_input(const driver::CompiledModel& m, std::size_t i, const std::string& path, const fs::path& dir) {
+  const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
+  const ModelInput in = load_model_input(m, i, path);
+  const npy::Array& a = in.array;
+  if (in.quantize) {
     write_file((dir / fmt::format("input_{}.f32", i)).string(), as_text(between_onnx_and_model_order(m, t, a.data, 4, false)));
     return;
   }
-  if (a.dtype != npy_dtype(t.dtype))
-    throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
-                            path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
   if (model_order_is_memory_order(m)) {
     write_file((dir / fmt::format("input_{}.raw", i)).string(), as_text(a.data));
     return;
@@ -189,15 +205,8 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
 // firmware builds into flash to be read where it lies. The .npy is in the model's order.
 npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
-  const npy::Array a = npy::load(path);
-  const std::vector<std::int64_t> shape = model_shape(m, t);
-  if (a.shape != shape)
-    throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
-                            t.name, fmt::join(shape, ", ")));
-  const bool quantize = a.dtype == "f4" && t.dtype != ir::DType::Float32;
-  if (quantize ? !t.float_at_boundary : a.dtype != npy_dtype(t.dtype))
-    throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
-                            path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
+  const ModelInput in = load_model_input(m, i, path);
+  const npy::Array& a = in.array;
   std::vector<std::int64_t> index = memory_index_of_onnx_order(t);
   if (model_order_is_memory_order(m))
     for (std::size_t o = 0; o < index.size(); ++o) index[o] = static_cast<std::int64_t>(o);
@@ -208,7 +217,7 @@ npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, con
   memory.data.resize(index.size() * es);
   for (std::size_t o = 0; o < index.size(); ++o) {
     std::uint8_t* to = &memory.data[static_cast<std::size_t>(index[o]) * es];
-    if (!quantize) {
+    if (!in.quantize) {
       std::memcpy(to, &a.data[o * es], es);
       continue;
     }
