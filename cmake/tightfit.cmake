@@ -1,4 +1,4 @@
-# tightfit_add_model(<target> <model.onnx> [MAX_RAM <size>] [NAME <name>] [MEMORY <file>]
+# tightfit_add_model(<target> <model.onnx> [MAX_RAM <size> | MEMORY <file>] [NAME <name>]
 #                    [OPTIONS <extra tightfit compile arguments>...])
 #
 # Compiles the model with `tightfit compile` at build time into
@@ -70,6 +70,9 @@ function(tightfit_add_model target model)
     list(APPEND args --max-ram "${arg_MAX_RAM}")
   endif()
   set(depends "${model}")
+  if(arg_MEMORY AND arg_MAX_RAM)
+    message(FATAL_ERROR "tightfit_add_model(${model}): MAX_RAM does not apply with MEMORY: the memory file's region sizes are the caps")
+  endif()
   if(arg_MEMORY)
     get_filename_component(memory "${arg_MEMORY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND args --memory "${memory}")

@@ -62,6 +62,12 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);
   if (!o.numerics.empty())
     c.numerics = o.numerics == numerics_name(ir::Numerics::Tflite) ? ir::Numerics::Tflite : ir::Numerics::Ort;
+  // A memory file gives each region its size and section: a single arena's cap or section beside it
+  // would be silently ignored.
+  if (!c.memory_file.empty() && c.max_ram)
+    throw Error("--max-ram does not apply with --memory: the memory file's region sizes are the caps", kExitUsage);
+  if (!c.memory_file.empty() && !c.arena_section.empty())
+    throw Error("--arena-section does not apply with --memory: the memory file gives each region's section", kExitUsage);
   c.io_in_arena = !o.io_outside;
   c.reorder = !o.no_reorder;
   c.overlap = !o.no_overlap;

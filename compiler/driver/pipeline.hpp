@@ -42,7 +42,7 @@ struct PinSpec {
 struct CompileOptions {
   std::string model;                     // the .onnx file
   std::string name;                      // C++ namespace and file stem of the generated code
-  std::optional<std::uint64_t> max_ram;  // cap of the single arena (ignored with a memory file)
+  std::optional<std::uint64_t> max_ram;  // cap of the single arena (the CLI refuses it with a memory file)
   std::string memory_file;               // JSON: {"regions": [...], "pins": [...]}
   std::optional<ir::Numerics> numerics;  // --numerics; none: the importer's choice (ONNX: ORT's)
   std::vector<PinSpec> pins;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A bad command line (unknown flag, bad size, missing value or argument, unknown subcommand) gets
+# A bad command line (unknown flag, bad size, missing value or argument, unknown subcommand, a
+# single arena's --max-ram or --arena-section beside a --memory file) gets
 # exactly one line on stderr, naming what is wrong, and exit status 2; --help still prints help
 # and exits 0.
 #   bad_command_line.sh TIGHTFIT MODEL.onnx
@@ -23,6 +24,9 @@ check "output-dir" compile "$model"
 check "time-limit" compile "$model" -o "$work/o" --time-limit
 check "subcommand" frobnicate
 check "numerics" compile "$model" -o "$work/o" --numerics tflm
+echo '{"regions": [{"name": "SRAM", "size": "64K"}]}' >"$work/memory.json"
+check "max-ram does not apply with --memory" compile "$model" -o "$work/o" --memory "$work/memory.json" --max-ram 32K
+check "arena-section does not apply" compile "$model" -o "$work/o" --memory "$work/memory.json" --arena-section .a
 "$tightfit" compile --help >"$work/out" 2>&1 || fail "compile --help exited $?"
 grep -q -- "--max-ram" "$work/out" || fail "compile --help does not list --max-ram"
 echo ok
