@@ -43,14 +43,13 @@ mkdir -p "$pico/ort" "$pico/ort_all"
 node "$root/models/dump.mjs" "$model" "$pico/ort" "$input"
 node "$root/models/dump.mjs" --all "$model" "$pico/ort_all" "$input"
 
-/usr/bin/python3 - "$pico" "$name" <<'PY' || status=1
+PYTHONPATH="$root/models" /usr/bin/python3 - "$pico" "$name" <<'PY' || status=1
 import glob
 import json
 import sys
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
+from ort_agreement import agreement, output_scale
 
 pico, name = sys.argv[1:]
 RP2040_RAM, RP2040_FLASH, CLOCK_HZ = 264 * 1024, 2048 * 1024, 133e6
@@ -58,23 +57,14 @@ failures = []
 
 qemu = np.load(f'{pico}/qemu/output_0.npy')
 host = np.load(f'{pico}/host/output_0.npy')
-fused = np.load(f'{pico}/ort_all/output.npy')
-float_path = np.load(f'{pico}/ort/output.npy')
-g = onnx.load(f'{pico}/{name}.qdq.onnx').graph
-inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
-producer = {o: n for n in g.node for o in n.output}
-n = producer[g.output[0].name]
-while n.op_type != 'DequantizeLinear':  # a float Flatten may follow the last one
-    n = producer[n.input[0]]
-scale = float(inits[n.input[1]])
+ort = agreement(qemu, np.load(f'{pico}/ort_all/output.npy'), np.load(f'{pico}/ort/output.npy'),
+                output_scale(f'{pico}/{name}.qdq.onnx'))
 if qemu.dtype != host.dtype or qemu.tobytes() != host.tobytes():
     failures.append('the firmware in QEMU differs from the host build')
-if qemu.shape != fused.shape or not (qemu == fused).all():
+if not ort.equal_to_fused:
     failures.append("the firmware differs from ONNX Runtime's fused integer path")
-ours_lsb = np.abs(qemu.astype(np.float64) - float_path).max() / scale
-ort_lsb = np.abs(fused.astype(np.float64) - float_path).max() / scale
-if ours_lsb > max(1, ort_lsb):
-    failures.append(f"{ours_lsb:.0f} LSB from ORT's float path, its fused path {ort_lsb:.0f}")
+if not ort.within_bound():
+    failures.append(f"{ort.ours_lsb:.0f} LSB from ORT's float path, its fused path {ort.fused_lsb:.0f}")
 
 report = json.load(open(glob.glob(f'{pico}/qemu/*.report.json')[0]))
 m = report['measured']
@@ -93,7 +83,7 @@ print(f'{"board":<22} {"model":<28} {"arena B":>8} {"RAM linked B":>13} {"RAM in
 print(f'{"Pico (cortex-m0plus)":<22} {"SqueezeNet 1.1 224, 1000":<28} {ram["arena_bytes"]:>8} {linked:>13} {in_use:>13} '
       f'{flash["total_bytes"]:>10} {flash["weights_bytes"]:>10} {m["instructions"]:>13} '
       f'{m["instructions"] / CLOCK_HZ:>13.1f}  {"= host, = ORT fused" if not failures else "FAIL"}; '
-      f'{ours_lsb:.0f} LSB from ORT float (its fused {ort_lsb:.0f})')
+      f'{ort.ours_lsb:.0f} LSB from ORT float (its fused {ort.fused_lsb:.0f})')
 print(f'\nPico: stack reserved {ram["stack_bytes"]} B (peak {ram["stack_peak_bytes"]}), .data {ram["data_bytes"]}, '
       f'.bss {ram["bss_bytes"]}; flash: weights {flash["weights_bytes"]}, test image {flash["inputs_bytes"]} '
       f'(quantized, read in place), code and constants {flash["total_bytes"] - flash["weights_bytes"] - flash["inputs_bytes"]}; '
@@ -166,14 +156,13 @@ print(r["ram_vs_cost"][-1]["arena_bytes"])' \
       --target mps3-an547 --timeout 3600 >"$d/run.txt"
     node "$root/models/dump.mjs" "$n6/$m.qdq.onnx" "$d/ort" "$input" >/dev/null
     node "$root/models/dump.mjs" --all "$n6/$m.qdq.onnx" "$d/ort_all" "$input" >/dev/null
-    /usr/bin/python3 - "$n6" "$m" "$least" >>"$n6/rows.txt" <<'PY' || status=1
+    PYTHONPATH="$root/models" /usr/bin/python3 - "$n6" "$m" "$least" >>"$n6/rows.txt" <<'PY' || status=1
 import glob
 import json
 import sys
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
+from ort_agreement import agreement, output_scale
 
 n6, m, least = sys.argv[1], sys.argv[2], int(sys.argv[3])
 d = f'{n6}/{m}'
@@ -185,23 +174,15 @@ report = lambda kind: json.load(open(glob.glob(f'{d}/{kind}/*.report.json')[0]))
 regions, untiled = report('regions'), report('untiled')
 qemu = np.load(f'{d}/qemu/output_0.npy')
 host = np.load(f'{d}/host/output_0.npy')
-fused, float_out = np.load(f'{d}/ort_all/output.npy'), np.load(f'{d}/ort/output.npy')
-g = onnx.load(f'{n6}/{m}.qdq.onnx').graph
-inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
-producer = {o: n for n in g.node for o in n.output}
-n = producer[g.output[0].name]
-while n.op_type != 'DequantizeLinear':  # a float Flatten may follow the last one
-    n = producer[n.input[0]]
-scale = float(inits[n.input[1]])
+ort = agreement(qemu, np.load(f'{d}/ort_all/output.npy'), np.load(f'{d}/ort/output.npy'),
+                output_scale(f'{n6}/{m}.qdq.onnx'))
 failures = []
 if qemu.dtype != host.dtype or qemu.tobytes() != host.tobytes():
     failures.append('QEMU differs from the host build')
-if qemu.shape != fused.shape or not (qemu == fused).all():
+if not ort.equal_to_fused:
     failures.append("differs from ORT's fused path")
-ours_lsb = np.abs(qemu.astype(np.float64) - float_out).max() / scale
-ort_lsb = np.abs(fused.astype(np.float64) - float_out).max() / scale
-if ours_lsb > max(1, ort_lsb):
-    failures.append(f"{ours_lsb:.0f} LSB from ORT's float path, its fused path {ort_lsb:.0f}")
+if not ort.within_bound():
+    failures.append(f"{ort.ours_lsb:.0f} LSB from ORT's float path, its fused path {ort.fused_lsb:.0f}")
 if regions['failure'] is not None or not untiled['io_in_arena'] or not regions['io_in_arena']:
     failures.append('the N6 plan failed or left the inputs and outputs out')
 if any(r.get('technique') == 'tiling' for r in untiled['rewrites']):
@@ -213,7 +194,7 @@ print(f'{MODEL[m]:<22} {VENDOR[m][0]:>11} {VENDOR[m][1]:>8} {kib(untiled["arena_
       f'{kib(regions["arena_bytes"]):>11} ({peaks:<20}) {kib(least):>11} {measured["ram"]["arena_bytes"]:>9} '
       f'{measured["instructions"]:>13} {measured["flash"]["total_bytes"]:>9}  '
       + ('; '.join(f'FAIL: {f}' for f in failures) or '= host, = ORT fused')
-      + f'; {ours_lsb:.0f} LSB from ORT float (its fused {ort_lsb:.0f})')
+      + f'; {ort.ours_lsb:.0f} LSB from ORT float (its fused {ort.fused_lsb:.0f})')
 sys.exit(1 if failures else 0)
 PY
   done

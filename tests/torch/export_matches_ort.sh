@@ -33,30 +33,17 @@ for act in "${activations[@]}"; do
   "$tightfit" run "$dir/$name.qdq.onnx" --input "$dir/$name.input_0.npy" --output-dir "$dir/tightfit"
   node "$root/models/dump.mjs" "$dir/$name.qdq.onnx" "$dir/ort" "$dir/$name.input_0.npy"
   node "$root/models/dump.mjs" --all "$dir/$name.qdq.onnx" "$dir/ort_all" "$dir/$name.input_0.npy"
-  /usr/bin/python3 - "$dir" "$name" "$act" "$weight_bits" <<'PY'
+  PYTHONPATH="$root/models" /usr/bin/python3 - "$dir" "$name" "$act" "$weight_bits" <<'PY'
 import sys
 import numpy as np
-import onnx
-from onnx import numpy_helper
+from ort_agreement import agreement, output_scale
 d, name, act, weight_bits = sys.argv[1:]
-g = onnx.load(f'{d}/{name}.qdq.onnx').graph
-inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
-producer = {o: n for n in g.node for o in n.output}
-n = producer[g.output[0].name]
-while n.op_type != 'DequantizeLinear':  # a float Flatten may follow the last one
-    n = producer[n.input[0]]
-scale = float(inits[n.input[1]])
-ours = np.load(f'{d}/tightfit/output_0.npy').astype(np.float64)
-fused = np.load(f'{d}/ort_all/output.npy').astype(np.float64)
-float_path = np.load(f'{d}/ort/output.npy').astype(np.float64)
-same_shapes = ours.shape == fused.shape == float_path.shape
-ours_lsb = np.abs(ours - float_path).max() / scale if same_shapes else np.inf
-ort_lsb = np.abs(fused - float_path).max() / scale if same_shapes else np.inf
-equal = same_shapes and (ours == fused).all()
+ours = np.load(f'{d}/tightfit/output_0.npy')
+a = agreement(ours, np.load(f'{d}/ort_all/output.npy'), np.load(f'{d}/ort/output.npy'),
+              output_scale(f'{d}/{name}.qdq.onnx'))
 print(f'{name}, {act} activations, {weight_bits}-bit weights, {ours.size} outputs: '
-      f'{"equal to" if equal else "DIFFERENT from"} ONNX Runtime\'s fused integer path; from its float path '
-      f'{ours_lsb:.0f} LSB (its fused path {ort_lsb:.0f} LSB)')
-ok = equal and ours_lsb <= max(1, ort_lsb)
-sys.exit(0 if ok else 1)
+      f'{"equal to" if a.equal_to_fused else "DIFFERENT from"} ONNX Runtime\'s fused integer path; from its float '
+      f'path {a.ours_lsb:.0f} LSB (its fused path {a.fused_lsb:.0f} LSB)')
+sys.exit(0 if a.ok() else 1)
 PY
 done
