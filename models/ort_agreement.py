@@ -5,7 +5,7 @@ it. With 'disabled' it runs in float between each DequantizeLinear and QuantizeL
 may lie no further from that float path than ORT's fused path does, or 1 LSB where that is 0 (a
 float sum on a rounding tie goes either way and is carried on through a deep network).
 
-Read by bench/seed_boards.sh and tests/torch/export_matches_ort.sh.
+Read by bench/seed_boards.sh, tests/torch/export_matches_ort.sh and tests/openwakeword/run.
 """
 from dataclasses import dataclass
 
