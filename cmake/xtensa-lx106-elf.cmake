@@ -11,9 +11,9 @@
 # the generated code with these flags. The core has no float unit: float arithmetic is soft.
 # -mlongcalls as ESP-IDF and the ESP8266 SDKs build: code in flash and in IRAM lies further apart
 # than a CALL0's reach. The C headers (stdint.h) come from picolibc-xtensa-lx106-elf, which
-# installs them where this GCC looks; nothing pulls it in with the compiler, so ./setup names it. The toolchain has no C++ standard library headers:
-# firmware/include/freestanding-cxx supplies the three that tightfit's runtime and generated code
-# include.
+# installs them where this GCC looks; nothing pulls it in with the compiler, so ./setup names it.
+# The toolchain has no C++ standard library headers: firmware/include/freestanding-cxx supplies
+# the three that tightfit's runtime and generated code include.
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR xtensa)
 set(TIGHTFIT_CORE "lx106" CACHE STRING "Core to compile for")
