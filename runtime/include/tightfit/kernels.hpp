@@ -412,14 +412,9 @@ namespace selected_kernels = portable;
 // Pointwise convolution (1x1, unit strides, no pads, one group): every output
 // pixel is a matrix-vector product with the [out_c][in_c] weights.  kBackward:
 // the pixels from the last (the output may then lie above the input).
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const QuantizedMultiplier* multipliers, T* out) {
-  portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-}
-template <typename T, typename TW, bool kBackward = false>
-inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
 #if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
   if constexpr (kBackward) {
     portable::conv_pointwise<T, TW, true>(p, in, weights, bias, multipliers, out);
@@ -449,14 +444,9 @@ constexpr int32_t conv_pointwise_up_distance(const ConvParams& p) {
 
 // Depthwise convolution (groups == in_c), weights [kh][kw][out_c].  kBackward:
 // the pixels from the last.
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const QuantizedMultiplier* multipliers, T* out) {
-  portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-}
-template <typename T, typename TW, bool kBackward = false>
-inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   selected_kernels::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
 }
 
@@ -472,14 +462,9 @@ constexpr int32_t conv_depthwise_distance(const ConvParams& p) {
 constexpr int32_t conv_depthwise_up_distance(const ConvParams& p) { return detail::raster_up_distance(detail::conv_window(p)); }
 
 // General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                         const QuantizedMultiplier* multipliers, T* out) {
-  portable::conv_general(p, in, weights, bias, multipliers, out);
-}
-template <typename T, typename TW>
-inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                         const float* multipliers, T* out) {
+                         const TM* multipliers, T* out) {
   selected_kernels::conv_general(p, in, weights, bias, multipliers, out);
 }
 
@@ -497,10 +482,10 @@ constexpr int32_t conv_general_distance(const ConvParams& p) {
 }
 
 // ONNX QLinearConv (ORT: QLinearConv + MlasRequantizeOutput), NHWC, choosing
-// the depthwise, pointwise or general path from the parameters.  kBackward runs
-// order: conv_up_distance() says it may not overlap that way). With TFLite's multipliers
-// (QuantizedMultiplier, --numerics tflite) every path is the portable loop: the fast kernels
-// requantize in float.
+// the depthwise, pointwise or general path from the parameters.  kBackward runs the pixels from
+// the last (the general path runs forwards in either case: conv_up_distance() says it may not
+// overlap that way). The multipliers are ONNX Runtime's
+// (float) or TFLite's (QuantizedMultiplier, --numerics tflite): every path takes both.
 template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const TM* multipliers,
                  T* out) {
@@ -514,15 +499,10 @@ inline void conv(const ConvParams& p, const T* in, const TW* weights, const int3
 }
 
 // ONNX QLinearMatMul / Gemm with constant weights (ORT: MlasGemm + MlasRequantizeOutput).
-// kBackward: the rows from the last. With TFLite's multipliers, the portable loop.
-template <typename T, typename TW, bool kBackward = false>
+// kBackward: the rows from the last.
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
-                            const QuantizedMultiplier* multipliers, T* out) {
-  portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-}
-template <typename T, typename TW, bool kBackward = false>
-inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
-                            const float* multipliers, T* out) {
+                            const TM* multipliers, T* out) {
 #if TIGHTFIT_FAST_KERNELS_FORWARD_ONLY
   if constexpr (kBackward) {
     portable::fully_connected<T, TW, true>(p, in, weights, bias, multipliers, out);

@@ -16,7 +16,8 @@
 // clamp and round half to even (VCVTR under the default round-to-nearest-even
 // mode of FPSCR is that rounding; saturating it and clamping afterwards in
 // integers gives what clamping in float first gives, the bounds being
-// integers).
+// integers). With TFLite's multipliers (QuantizedMultiplier, --numerics tflite)
+// each output is numerics.hpp's fixed-point requantize(), as in the portable path.
 //
 // How the work is laid out (4 int8/uint8 values per 32-bit load; unaligned
 // loads are 4-byte memcpy, or memory operands of assembly blocks: one LDR on
@@ -147,25 +148,35 @@ inline T requantize(int32_t acc, float multiplier, int32_t zero_point, int32_t l
 #endif
 }
 
-// What every output of a conv / fully connected call shares.
+// TFLite's fixed-point requantization (--numerics tflite): numerics.hpp's, the clamp bounds
+// taken back to output values.
+template <typename T>
+inline T requantize(int32_t acc, const QuantizedMultiplier& multiplier, int32_t zero_point, int32_t lo, int32_t hi) {
+  return tightfit::requantize<T>(acc, multiplier, zero_point, lo + zero_point, hi + zero_point);
+}
+
+// What every output of a conv / fully connected call shares. TM: float (ONNX Runtime's
+// requantization) or QuantizedMultiplier (TFLite's).
+template <typename TM>
 struct Output {
   const int32_t* bias;
-  const float* multipliers;
+  const TM* multipliers;
   int32_t per_channel;
   int32_t zero_point;
   int32_t lo, hi;  // clamp bounds less the zero point
 
   int32_t base(int32_t channel) const { return bias != nullptr ? bias[channel] : 0; }
-  float multiplier(int32_t channel) const { return multipliers[per_channel ? channel : 0]; }
+  TM multiplier(int32_t channel) const { return multipliers[per_channel ? channel : 0]; }
   template <typename T>
-  T operator()(int32_t acc, float multiplier) const {
+  T operator()(int32_t acc, const TM& multiplier) const {
     return simd::requantize<T>(acc, multiplier, zero_point, lo, hi);
   }
 };
 
-inline Output output_of(const int32_t* bias, const float* multipliers, int32_t per_channel, int32_t zero_point,
-                        int32_t out_min, int32_t out_max) {
-  return Output{bias, multipliers, per_channel, zero_point, out_min - zero_point, out_max - zero_point};
+template <typename TM>
+inline Output<TM> output_of(const int32_t* bias, const TM* multipliers, int32_t per_channel, int32_t zero_point,
+                            int32_t out_min, int32_t out_max) {
+  return Output<TM>{bias, multipliers, per_channel, zero_point, out_min - zero_point, out_max - zero_point};
 }
 
 // Sum of (w - zw) over n bytes.
@@ -347,8 +358,8 @@ inline int32_t mac_1x1(const T* x, const TW* w, int32_t n, int32_t x_offset, int
 constexpr int32_t kCachedWeightSums = 256;
 
 // bias[o] - zx * sum_k (w[o][k] - zw): where channel o's sum starts for a pair of rows.
-template <typename TW, bool kWeightOffset>
-__attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, int32_t x_zero_point, int32_t wo, const Output& out) {
+template <typename TW, bool kWeightOffset, typename TM>
+__attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, int32_t x_zero_point, int32_t wo, const Output<TM>& out) {
   return wrapping_add(out.base(o), static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
                                                         static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w + o * k, k, wo))));
 }
@@ -357,17 +368,17 @@ __attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, 
 // time, then an odd last one row by row. Out of line, so that the caller's loop state does not
 // take the registers of the multiply-accumulate loop (inlined, it made that loop spill: +44%
 // instructions on DS-CNN's pointwise layers).
-template <typename T, typename TW, bool kWeightOffset>
+template <typename T, typename TW, bool kWeightOffset, typename TM>
 __attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t k, int32_t n, const int32_t* start,
                                                int32_t cached, int32_t x_zero_point, int32_t xo, int32_t wo,
-                                               const Output& out, T* y0, int32_t y_stride) {
+                                               const Output<TM>& out, T* y0, int32_t y_stride) {
   int32_t o = 0;
   for (; o + 2 <= n; o += 2) {
     const int32_t c0 = o < cached ? start[o] : pair_start<TW, kWeightOffset>(w, k, o, x_zero_point, wo, out);
     const int32_t c1 = o + 1 < cached ? start[o + 1] : pair_start<TW, kWeightOffset>(w, k, o + 1, x_zero_point, wo, out);
     int32_t a00 = c0, a01 = c1, a10 = c0, a11 = c1;
     mac_2x2<T, TW, kWeightOffset>(x0, w + o * k, k, k, wo, a00, a01, a10, a11);
-    const float m0 = out.multiplier(o), m1 = out.multiplier(o + 1);
+    const auto m0 = out.multiplier(o), m1 = out.multiplier(o + 1);
     y0[o] = out.template operator()<T>(a00, m0);
     y0[o + 1] = out.template operator()<T>(a01, m1);
     y0[y_stride + o] = out.template operator()<T>(a10, m0);
@@ -375,7 +386,7 @@ __attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t
   }
   if (o < n) {
     const int32_t b0 = out.base(o);
-    const float m0 = out.multiplier(o);
+    const auto m0 = out.multiplier(o);
     y0[o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0, w + o * k, k, xo, wo, b0), m0);
     y0[y_stride + o] = out.template operator()<T>(mac_1x1<T, TW, kWeightOffset>(x0 + k, w + o * k, k, xo, wo, b0), m0);
   }
@@ -390,9 +401,9 @@ __attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t
 // once its pair is done and the output may be written over it; within a pair, the channels two
 // at a time, then an odd last channel one row at a time; an odd last row alone at the end.
 // kBackward: the pairs from the last, the odd row (row 0) at the end.
-template <typename T, typename TW, bool kWeightOffset, bool kBackward>
+template <typename T, typename TW, bool kWeightOffset, bool kBackward, typename TM>
 inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, int32_t x_zero_point,
-                   int32_t w_zero_point, const Output& out, T* y, int32_t y_stride) {
+                   int32_t w_zero_point, const Output<TM>& out, T* y, int32_t y_stride) {
   const int32_t xo = offset_pair(x_zero_point), wo = offset_pair(w_zero_point);
   // The input's zero point, once per channel: bias - zx * sum(w - zw) starts each pair of rows.
   int32_t start[kCachedWeightSums];
@@ -488,10 +499,10 @@ inline void dw_tap(const T* x, const TW* w, int32_t offset, int32_t xo, int32_t 
 }
 #undef TIGHTFIT_DW_TAP
 
-template <typename T, typename TW, bool kWeightOffset, bool kBackward>
+template <typename T, typename TW, bool kWeightOffset, bool kBackward, typename TM>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
-  const simd::Output o =
+                           const TM* multipliers, T* out) {
+  const auto o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t channels = p.out_c;
   const int32_t blocks = channels & ~3;
@@ -588,10 +599,10 @@ inline int32_t patch_slot(int32_t e) { return (e & ~3) | ((e & 1) << 1) | ((e >>
 // pair of output channels is one run of SMLADs over it.  Few input channels
 // (a first layer on a 1-channel spectrogram, an RGB image) otherwise leave
 // runs too short for 4-byte steps.
-template <typename T, typename TW, bool kWeightOffset>
+template <typename T, typename TW, bool kWeightOffset, typename TM>
 inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                       const float* multipliers, T* out) {
-  const simd::Output o =
+                       const TM* multipliers, T* out) {
+  const auto o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
   const int32_t chunks = len >> 2;
@@ -663,14 +674,14 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
   }
 }
 
-template <typename T, typename TW, bool kWeightOffset>
+template <typename T, typename TW, bool kWeightOffset, typename TM>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                         const float* multipliers, T* out) {
+                         const TM* multipliers, T* out) {
   if (p.groups == 1 && p.kernel_h * p.kernel_w * p.in_c <= kPatchElements) {
     conv_patch<T, TW, kWeightOffset>(p, in, weights, bias, multipliers, out);
     return;
   }
-  const simd::Output o =
+  const auto o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t group_in_c = p.in_c / p.groups;
   const int32_t group_out_c = p.out_c / p.groups;
@@ -760,20 +771,20 @@ inline bool dsp_weights(int32_t weight_zero_point) {
   return kWeightOffsetOf<TW> || weight_zero_point == 0;
 }
 
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   if (!dsp_weights<TW>(p.weight_zero_point))
     return portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-  const simd::Output o =
+  const auto o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.batch * p.in_h * p.in_w, p.in_c, p.out_c, in, weights,
                                            p.input_zero_point, p.weight_zero_point, o, out, conv_out_stride(p));
 }
 
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   if (p.out_c != p.in_c || !dsp_weights<TW>(p.weight_zero_point)) {
     portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
@@ -781,9 +792,9 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   }
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                         const float* multipliers, T* out) {
+                         const TM* multipliers, T* out) {
   if (!dsp_weights<TW>(p.weight_zero_point)) {
     portable::conv_general(p, in, weights, bias, multipliers, out);
   } else {
@@ -791,12 +802,12 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
   }
 }
 
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
-                            const float* multipliers, T* out) {
+                            const TM* multipliers, T* out) {
   if (!dsp_weights<TW>(p.weight_zero_point))
     return portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-  const simd::Output o =
+  const auto o =
       simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.rows, p.in_features, p.out_features, in, weights, p.input_zero_point,
                                            p.weight_zero_point, o, out, p.out_features);

@@ -12,7 +12,9 @@
 // single-precision conversion and multiply, rounded half to even by VCVTN, with the clamp moved
 // after the rounding (the same result: rounding is monotonic and the bounds are integers); it
 // needs the float part of MVE (__ARM_FEATURE_MVE & 2: Cortex-M55 with its FPU) and FPSCR's
-// default round-to-nearest mode.
+// default round-to-nearest mode. With TFLite's multipliers (--numerics tflite) the vectors are
+// requantized in integers as numerics.hpp's scalar fixed-point steps, lane by lane
+// (scale_lanes()).
 //
 // How the work is laid out (16 int8/uint8 lanes per 128-bit vector, the last vector of a run
 // predicated so that lanes past its end load as 0):
@@ -130,11 +132,70 @@ inline void store4(uint8_t* y, int32x4_t q, int32_t count) {
 template <typename T, typename TW>
 constexpr int32_t kZeroPointShift = std::is_same_v<T, TW> ? 0 : std::is_same_v<T, uint8_t> ? -128 : 128;
 
+// The multipliers of 4 lanes: float32x4_t (ONNX Runtime's requantization) or FixedPoint4
+// (TFLite's, --numerics tflite: a QuantizedMultiplier per lane). Loaded from an array of the
+// scalar multipliers (float or QuantizedMultiplier: TM) by the overloads below.
+struct FixedPoint4 {
+  int32x4_t multiplier, shift;
+};
+
+inline float32x4_t lane_multipliers(float m) { return vdupq_n_f32(m); }
+inline FixedPoint4 lane_multipliers(const QuantizedMultiplier& m) {
+  return {vdupq_n_s32(m.multiplier), vdupq_n_s32(m.shift)};
+}
+// Channels c .. c + 3 from m = multipliers + c (the lanes past the predicate 0).
+inline float32x4_t load_multipliers(const float* m) { return vldrwq_f32(m); }
+inline float32x4_t load_multipliers(const float* m, mve_pred16_t p) { return vldrwq_z_f32(m, p); }
+// (Two gathers: GCC 12 emits VLD2's post-increment by a register, which the assembler refuses.)
+inline FixedPoint4 load_multipliers(const QuantizedMultiplier* m) {
+  const int32_t* words = reinterpret_cast<const int32_t*>(m);
+  const uint32x4_t word = vidupq_n_u32(0, 2);  // each lane's multiplier; its shift follows it
+  return {vldrwq_gather_shifted_offset_s32(words, word), vldrwq_gather_shifted_offset_s32(words + 1, word)};
+}
+inline FixedPoint4 load_multipliers(const QuantizedMultiplier* m, mve_pred16_t p) {
+  const int32_t* words = reinterpret_cast<const int32_t*>(m);
+  const uint32x4_t word = vidupq_n_u32(0, 2);
+  return {vldrwq_gather_shifted_offset_z_s32(words, word, p), vldrwq_gather_shifted_offset_z_s32(words + 1, word, p)};
+}
+// The channels at m + channel[lane] (the lanes past the predicate 0).
+inline float32x4_t gather_multipliers(const float* m, uint32x4_t channel) {
+  return vldrwq_gather_shifted_offset_f32(m, channel);
+}
+inline float32x4_t gather_multipliers(const float* m, uint32x4_t channel, mve_pred16_t p) {
+  return vldrwq_gather_shifted_offset_z_f32(m, channel, p);
+}
+inline FixedPoint4 gather_multipliers(const QuantizedMultiplier* m, uint32x4_t channel) {
+  const int32_t* words = reinterpret_cast<const int32_t*>(m);
+  const uint32x4_t word = vshlq_n_u32(channel, 1);
+  return {vldrwq_gather_shifted_offset_s32(words, word), vldrwq_gather_shifted_offset_s32(words + 1, word)};
+}
+inline FixedPoint4 gather_multipliers(const QuantizedMultiplier* m, uint32x4_t channel, mve_pred16_t p) {
+  const int32_t* words = reinterpret_cast<const int32_t*>(m);
+  const uint32x4_t word = vshlq_n_u32(channel, 1);
+  return {vldrwq_gather_shifted_offset_z_s32(words, word, p), vldrwq_gather_shifted_offset_z_s32(words + 1, word, p)};
+}
+
+// The 4 accumulators times their multipliers, rounded (before the clamp and the zero point).
+// float: the IEEE multiply, rounded half to even by VCVTN (numerics.hpp's requantize_float()).
+inline int32x4_t scale_lanes(int32x4_t acc, float32x4_t m) { return vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), m)); }
+// TFLite's MultiplyByQuantizedMultiplier, lane by lane as numerics.hpp's scalar one (CMSIS-NN's
+// arm_requantize_mve): VSHL by max(shift, 0) (wrapping, as the scalar shift), VQRDMULH (gemmlowp's
+// SaturatingRoundingDoublingHighMul: rounded half up, INT32_MIN * INT32_MIN saturated), then
+// RoundingDivideByPOT by -min(shift, 0): VRSHL rounds half up, so a negative value is first
+// moved down by 1 (saturating), which turns half up into half away from zero for it.
+inline int32x4_t scale_lanes(int32x4_t acc, const FixedPoint4& m) {
+  const int32x4_t left = vmaxq_s32(m.shift, vdupq_n_s32(0)), right = vminq_s32(m.shift, vdupq_n_s32(0));
+  const int32x4_t high = vqrdmulhq_s32(vshlq_s32(acc, left), m.multiplier);
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(high, right), 31);  // -1: negative, and a shift right
+  return vrshlq_s32(vqaddq_s32(high, fixup), right);
+}
+
 // What every output of a conv / fully connected call shares, as vectors: requantizes 4
 // accumulators (bias not yet added) of channels c .. c + 3 and stores the first `count`.
+template <typename TM>
 struct Output {
   const int32_t* bias;
-  const float* multipliers;
+  const TM* multipliers;
   int32_t per_channel;
   int32_t zero_point;
   int32x4_t lo, hi;  // clamp bounds less the zero point
@@ -143,8 +204,7 @@ struct Output {
   void store(int32x4_t acc, int32_t c, int32_t count, T* y) const {
     const mve_pred16_t m = vctp32q(static_cast<uint32_t>(count));
     if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, m));
-    const float32x4_t scale = per_channel ? vldrwq_z_f32(multipliers + c, m) : vdupq_n_f32(multipliers[0]);
-    int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scale));
+    int32x4_t q = scale_lanes(acc, per_channel ? load_multipliers(multipliers + c, m) : lane_multipliers(multipliers[0]));
     q = vminq_s32(vmaxq_s32(q, lo), hi);
     lanes::store4(y + c, vaddq_n_s32(q, zero_point), count);
   }
@@ -163,18 +223,19 @@ struct Output {
   template <typename T>
   void store_8(int32x4_t even, int32x4_t odd, int32_t c, int32_t count, T* y) const {
     const uint32x4_t every_other = vidupq_n_u32(0, 2);  // 0, 2, 4, 6
-    float32x4_t even_scale, odd_scale;
+    using Lanes = decltype(lane_multipliers(multipliers[0]));
+    Lanes even_scale, odd_scale;
     if (!per_channel) {
-      even_scale = odd_scale = vdupq_n_f32(multipliers[0]);
+      even_scale = odd_scale = lane_multipliers(multipliers[0]);
     } else if (count == 8) {
-      even_scale = vldrwq_gather_shifted_offset_f32(multipliers + c, every_other);
-      odd_scale = vldrwq_gather_shifted_offset_f32(multipliers + c + 1, every_other);
+      even_scale = gather_multipliers(multipliers + c, every_other);
+      odd_scale = gather_multipliers(multipliers + c + 1, every_other);
     } else {
-      even_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c, every_other, vctp32q(static_cast<uint32_t>((count + 1) >> 1)));
-      odd_scale = vldrwq_gather_shifted_offset_z_f32(multipliers + c + 1, every_other, vctp32q(static_cast<uint32_t>(count >> 1)));
+      even_scale = gather_multipliers(multipliers + c, every_other, vctp32q(static_cast<uint32_t>((count + 1) >> 1)));
+      odd_scale = gather_multipliers(multipliers + c + 1, every_other, vctp32q(static_cast<uint32_t>(count >> 1)));
     }
-    const int32x4_t e = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(even), even_scale)), lo), hi);
-    const int32x4_t o = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(odd), odd_scale)), lo), hi);
+    const int32x4_t e = vminq_s32(vmaxq_s32(scale_lanes(even, even_scale), lo), hi);
+    const int32x4_t o = vminq_s32(vmaxq_s32(scale_lanes(odd, odd_scale), lo), hi);
     const int16x8_t q = vaddq_n_s16(vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), e), o), static_cast<int16_t>(zero_point));
     if constexpr (std::is_same_v<T, int8_t>) {
       if (count == 8) {
@@ -192,9 +253,10 @@ struct Output {
   }
 };
 
-inline Output output_of(const int32_t* bias, const float* multipliers, int32_t per_channel, int32_t zero_point,
-                        int32_t out_min, int32_t out_max) {
-  return Output{bias, multipliers, per_channel, zero_point, vdupq_n_s32(out_min - zero_point),
+template <typename TM>
+inline Output<TM> output_of(const int32_t* bias, const TM* multipliers, int32_t per_channel, int32_t zero_point,
+                            int32_t out_min, int32_t out_max) {
+  return Output<TM>{bias, multipliers, per_channel, zero_point, vdupq_n_s32(out_min - zero_point),
                 vdupq_n_s32(out_max - zero_point)};
 }
 
@@ -267,17 +329,17 @@ inline void over_row(const T* x, const TW* w0, const TW* w1, const TW* w2, const
 // and a missing bias are 4-lane copies that do not advance), the last partial block goes through
 // Output::store. Reads x[0 .. n) (again for each block), then writes y[c .. c + 3] per block,
 // ascending.
-template <bool kPlusOne, typename T, typename TY>
+template <bool kPlusOne, typename T, typename TY, typename TM>
 inline void row_times_weights_int8(const T* x, const int8_t* w, int32_t n, int32_t out_c, int32_t zx,
-                                   const Output& o, TY* y) {
+                                   const Output<TM>& o, TY* y) {
   const int8x16_t c_lanes = vdupq_n_s8(static_cast<int8_t>(kPlusOne ? 127 : -zx));
   const int32x4_t lo = o.lo, hi = o.hi;
   const int32_t zero_point = o.zero_point;
   alignas(16) static constexpr int32_t kNoBias[4] = {0, 0, 0, 0};
-  alignas(16) const float tensor_scale[4] = {o.multipliers[0], o.multipliers[0], o.multipliers[0], o.multipliers[0]};
+  alignas(16) const TM tensor_scale[4] = {o.multipliers[0], o.multipliers[0], o.multipliers[0], o.multipliers[0]};
   const int32_t* bias = o.bias != nullptr ? o.bias : kNoBias;
   const int32_t bias_step = o.bias != nullptr ? 4 : 0;
-  const float* scale = o.per_channel ? o.multipliers : tensor_scale;
+  const TM* scale = o.per_channel ? o.multipliers : tensor_scale;
   const int32_t scale_step = o.per_channel ? 4 : 0;
   const int32_t blocks = out_c >> 2;
   const int8_t* w0 = w;
@@ -292,7 +354,7 @@ inline void row_times_weights_int8(const T* x, const int8_t* w, int32_t n, int32
     });
     int32x4_t acc = vsetq_lane_s32(r.a3, vsetq_lane_s32(r.a2, vsetq_lane_s32(r.a1, vdupq_n_s32(r.a0), 1), 2), 3);
     acc = vaddq_s32(acc, vldrwq_s32(bias));
-    int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), vldrwq_f32(scale)));
+    int32x4_t q = scale_lanes(acc, load_multipliers(scale));
     q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
     lanes::store4(yc, q);
     w0 = w3 + n;
@@ -320,9 +382,9 @@ inline void row_times_weights_int8(const T* x, const int8_t* w, int32_t n, int32
 // weights' lanes (lanes::load_as) and zx in their terms (kZeroPointShift added).
 // Reads: x[0 .. n) and the weights; writes: y[0 .. out_c), in ascending order of c, 4 at a time,
 // each after all of x has been read.
-template <typename T, typename TW, typename TY>
+template <typename T, typename TW, typename TY, typename TM>
 inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c, int32_t zx, int32_t zw,
-                              const Output& o, TY* y) {
+                              const Output<TM>& o, TY* y) {
   if constexpr (std::is_same_v<TW, int8_t>) {
     if (zw == 0) {
       if (zx == -128) {
@@ -410,16 +472,16 @@ struct PairStarts {
 // (row 1, c), (row 1, c + 1)). An odd last channel is the block of c with itself: start[1] ==
 // start[0], w1 == w0 and `to` sending lanes 1 and 3 to the bytes of lanes 0 and 2 (the same
 // values twice: no predicate, whose constants GCC 12 miscompiles).
-template <typename T, typename TW, typename TY>
+template <typename T, typename TW, typename TY, typename TS>
 __attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, const TW* w0, const TW* w1,
                                                       int32_t steps, int32_t tail, int32_t start0, int32_t start1,
-                                                      float32x4_t scales, int32x4_t lo, int32x4_t hi,
+                                                      const TS& scales, int32x4_t lo, int32x4_t hi,
                                                       int32_t zero_point, uint32x4_t to, TY* y) {
   Dots2x2 r{start0, start1, start0, start1};
   dot_2x2(x0, x1, w0, w1, steps, tail, r);
   const int32x4_t acc =
       vsetq_lane_s32(r.d11, vsetq_lane_s32(r.d10, vsetq_lane_s32(r.d01, vdupq_n_s32(r.d00), 1), 2), 3);
-  int32x4_t q = vcvtnq_s32_f32(vmulq_f32(vcvtq_f32_s32(acc), scales));
+  int32x4_t q = scale_lanes(acc, scales);
   q = vaddq_n_s32(vminq_s32(vmaxq_s32(q, lo), hi), zero_point);
   if constexpr (std::is_same_v<TY, int8_t>) {
     vstrbq_scatter_offset_s32(y, to, q);
@@ -434,9 +496,9 @@ __attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, 
 // each block's 4 (2) outputs are requantized in one vector and stored after all of x0 and x1
 // has been read for it. `starts` holds the first channels' starts on entry (refilled past them).
 // x in the weights' lanes, zx in their terms (kZeroPointShift added).
-template <typename T, typename TW, typename TY>
+template <typename T, typename TW, typename TY, typename TM>
 inline void pair_times_weights(const T* x0, int32_t x_step, const TW* w, int32_t n, int32_t out_c, int32_t zx,
-                               const Output& o, PairStarts& starts, TY* y0, int32_t y_step) {
+                               const Output<TM>& o, PairStarts& starts, TY* y0, int32_t y_step) {
   const T* x1 = x0 + x_step;
   // Lanes: (row 0, channel c), (row 0, c + 1), (row 1, c), (row 1, c + 1).
   const uint32x4_t pair = vreinterpretq_u32_s32(vsetq_lane_s32(1, vsetq_lane_s32(1, vdupq_n_s32(0), 1), 3));
@@ -444,17 +506,17 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const TW* w, int32_t
                                             y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3)));
   const int32_t zero_point = o.zero_point, steps = n >> 4, tail = n & 15;
   const int32x4_t lo = o.lo, hi = o.hi;
-  const float32x4_t tensor_scale = vdupq_n_f32(o.multipliers[0]);
+  const auto tensor_scale = lane_multipliers(o.multipliers[0]);
   const bool per_channel = o.per_channel != 0;
   for (int32_t group = 0; group < out_c; group += kStartChannels) {
     if (starts.first != group) starts.fill(w, n, o.bias, zx, group, out_c);
     const int32_t count = starts.count;
-    const float* scale = o.multipliers + group;
+    const TM* scale = o.multipliers + group;
     const int32_t* start = starts.start;
     const TW* w0 = w + group * n;
     TY* y = y0 + group;
     for (int32_t left = count >> 1; left > 0; --left) {
-      const float32x4_t scales = per_channel ? vldrwq_gather_shifted_offset_f32(scale, pair) : tensor_scale;
+      const auto scales = per_channel ? gather_multipliers(scale, pair) : tensor_scale;
       pair_block(x0, x1, w0, w0 + n, steps, tail, start[0], start[1], scales, lo, hi, zero_point, to, y);
       w0 += 2 * n;
       y += 2;
@@ -462,7 +524,7 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const TW* w, int32_t
       scale += 2;
     }
     if ((count & 1) != 0) {
-      const float32x4_t scales = per_channel ? vdupq_n_f32(scale[0]) : tensor_scale;
+      const auto scales = per_channel ? lane_multipliers(scale[0]) : tensor_scale;
       const uint32x4_t to_odd = vreinterpretq_u32_s32(
           vsetq_lane_s32(y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3));  // 0, 0, y_step, y_step
       pair_block(x0, x1, w0, w0, steps, tail, start[0], start[0], scales, lo, hi, zero_point, to_odd, y);
@@ -478,9 +540,9 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const TW* w, int32_t
 // row left over (the last row; row 0 when kBackward) alone; without pairs, the rows one by one
 // as the portable kernel takes them. The rows are read in the weights' lanes (flipped as loaded
 // when of the other signedness).
-template <bool kBackward, typename T, typename TW>
+template <bool kBackward, typename T, typename TW, typename TM>
 inline void matmul(const T* x, const TW* w, int32_t rows, int32_t n, int32_t out_c, int32_t input_zero_point,
-                   int32_t zw, const Output& o, T* y, int32_t y_stride) {
+                   int32_t zw, const Output<TM>& o, T* y, int32_t y_stride) {
   const int32_t zx = input_zero_point + kZeroPointShift<T, TW>;
   int32_t paired = 0;
   if (zw == 0 && rows >= 2) {
@@ -582,10 +644,10 @@ inline void depthwise_taps(const DepthwiseTaps<T, TW>& t, int32_t c, int16_t zx,
 // then writes y[p][c .. c + 7]; channel groups ascending within a pixel; pixels in raster order,
 // or in reverse raster order when kBackward (the portable kernel's orders: kernels.hpp's
 // conv_depthwise_distance and conv_depthwise_up_distance hold for both).
-template <typename T, typename TW, bool kBackward>
+template <typename T, typename TW, bool kBackward, typename TM>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
-  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+                           const TM* multipliers, T* out) {
+  const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t channels = p.in_c;
   const int16_t zx = static_cast<int16_t>(p.input_zero_point), zw = static_cast<int16_t>(p.weight_zero_point);
   // Whole groups of 8 without predicates when the weights' zero point is 0; the others with.
@@ -686,10 +748,10 @@ inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy
 // there, not at every load). Reads: the input pixels of pixel p's taps (and of pixel p + 1's
 // when in pairs); then writes y[p][0 .. out_c) (and y[p + 1]) in ascending order; pixels in
 // raster order.
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                       const float* multipliers, T* out) {
-  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+                       const TM* multipliers, T* out) {
+  const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
   const int32_t pixels = p.batch * p.out_h * p.out_w;
   const int32_t zx = p.input_zero_point + kZeroPointShift<T, TW>;
@@ -729,10 +791,10 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
 // in their terms. Reads: pixel p's taps for channels c .. c + 3, then writes y[p][c .. c + 3];
 // channel blocks ascending, pixels in raster order (each write no sooner than the portable
 // kernel's, which reads the window again for every output channel).
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void conv_runs(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                      const float* multipliers, T* out) {
-  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+                      const TM* multipliers, T* out) {
+  const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t zx = p.input_zero_point + kZeroPointShift<T, TW>, zw = p.weight_zero_point;
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c, row_bytes = p.kernel_w * p.in_c;
   const int32_t x_step = p.dilation_h * p.in_w * p.in_c;
@@ -790,7 +852,7 @@ inline void conv_runs(const ConvParams& p, const T* in, const TW* weights, const
 template <typename T>
 inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T* out) {
   const float multiplier[1] = {p.multiplier};
-  const Output o = output_of(nullptr, multiplier, 0, p.output_zero_point, p.output_min, p.output_max);
+  const auto o = output_of(nullptr, multiplier, 0, p.output_zero_point, p.output_min, p.output_max);
   const int32_t start = -p.input_zero_point * p.image_size;
   constexpr int32_t kRun = 128;
   for (int32_t b = 0; b < p.batch; ++b) {
@@ -822,18 +884,18 @@ inline void global_average_pool(const GlobalAveragePoolParams& p, const T* in, T
 // weights', see the top of this file).
 
 // Pointwise: each pixel is a row against all output channels (the matrix kernel's order).
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
-  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+                           const TM* multipliers, T* out) {
+  const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   matmul<kBackward>(in, weights, p.batch * p.in_h * p.in_w, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point,
                     o, out, conv_out_stride(p));
 }
 
 // Depthwise: see impl::conv_depthwise for the read/write order.
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   if (p.out_c != p.in_c) {
     portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   } else {
@@ -844,9 +906,9 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
 // General conv: see impl::conv_patch and impl::conv_runs for the read/write orders (forwards
 // only); grouped convolutions, and large receptive fields with dilation_w > 1, take the
 // portable loop.
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                         const float* multipliers, T* out) {
+                         const TM* multipliers, T* out) {
   if (p.groups == 1 && p.kernel_h * p.kernel_w * p.in_c <= impl::kPatchBytes) {
     impl::conv_patch(p, in, weights, bias, multipliers, out);
   } else if (p.groups == 1 && p.dilation_w == 1) {
@@ -857,10 +919,10 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
 }
 
 // Fully connected: each row against all output features (the matrix kernel's order).
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
-                            const float* multipliers, T* out) {
-  const Output o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+                            const TM* multipliers, T* out) {
+  const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   matmul<kBackward>(in, weights, p.rows, p.in_features, p.out_features, p.input_zero_point, p.weight_zero_point, o,
                     out, p.out_features);
 }

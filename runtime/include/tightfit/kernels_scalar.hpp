@@ -7,7 +7,8 @@
 // TIGHTFIT_PORTABLE_KERNELS is defined; they live in namespace tightfit::scalar next to
 // tightfit::portable so that a test can run both on the same data. Bit-exact with the portable
 // path: the same integer sums (modulo 2^32, which the portable path never leaves either) and the
-// same requantize() (in integers on these cores: numerics.hpp, requantize_integer()).
+// same requantize() (in integers on these cores: numerics.hpp, requantize_integer(), or TFLite's
+// fixed-point one for QuantizedMultiplier multipliers).
 //
 // The work: one row of bytes (a pixel's channels, a fully connected row, or the receptive field
 // gathered into a byte patch, a kernel row's taps inside the image as one byte copy) against two
@@ -107,9 +108,9 @@ inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, 
 // y[c] = requant(bias[c] + sum_i (x[i] - zx)(w[c][i] - zw)) for c < out_c, the weight rows n
 // bytes apart, two channels at a time. Reads x[0 .. n) (for each pair), then writes y[c] and
 // y[c + 1], ascending.
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c, int32_t zx, int32_t zw,
-                              const int32_t* bias, const float* multipliers, int32_t per_channel, int32_t zero_point,
+                              const int32_t* bias, const TM* multipliers, int32_t per_channel, int32_t zero_point,
                               int32_t out_min, int32_t out_max, T* y) {
   for (int32_t c = 0; c < out_c; c += 2) {
     const bool pair = c + 1 < out_c;
@@ -124,9 +125,9 @@ inline void row_times_weights(const T* x, const TW* w, int32_t n, int32_t out_c,
 }
 
 // Pointwise: every pixel, in order, is one row against all output channels.
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   const int32_t pixels = p.batch * p.in_h * p.in_w;
   for (int32_t px = 0; px < pixels; ++px)
     row_times_weights(in + px * p.in_c, weights, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point, bias,
@@ -135,9 +136,9 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
 }
 
 // Fully connected: every row, in order, against all output features.
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
-                            const float* multipliers, T* out) {
+                            const TM* multipliers, T* out) {
   for (int32_t r = 0; r < p.rows; ++r)
     row_times_weights(in + r * p.in_features, weights, p.in_features, p.out_features, p.input_zero_point,
                       p.weight_zero_point, bias, multipliers, p.per_channel, p.output_zero_point, p.output_min,
@@ -152,9 +153,9 @@ constexpr int32_t kMaxTaps = 25;
 // few values, which GCC keeps in the low registers. Reads pixel p's taps for channel c, then
 // writes y[p][c]; channels ascending, pixels in raster order, or in reverse raster order when
 // kBackward (the portable kernel's orders).
-template <typename T, typename TW, bool kBackward = false>
+template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                           const float* multipliers, T* out) {
+                           const TM* multipliers, T* out) {
   if (p.out_c != p.in_c || p.kernel_h * p.kernel_w > kMaxTaps)
     return portable::conv_depthwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
   const int32_t channels = p.in_c, zx = p.input_zero_point, zw = p.weight_zero_point;
@@ -201,9 +202,9 @@ constexpr int32_t kPatchBytes = 256;
 // pixel p gathered into a byte patch (taps in the padding hold the input zero point, so that they
 // add nothing), then one row against all output channels. Reads the input pixels of pixel p's
 // taps, then writes y[p][0 .. out_c) ascending; pixels in raster order. Other convs: portable.
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 inline void conv_general(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                         const float* multipliers, T* out) {
+                         const TM* multipliers, T* out) {
   if (p.groups != 1 || p.kernel_h * p.kernel_w * p.in_c > kPatchBytes)
     return portable::conv_general(p, in, weights, bias, multipliers, out);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;

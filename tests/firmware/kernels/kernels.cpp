@@ -3,7 +3,8 @@
 // tightfit::portable conv / fully connected (and pool and elementwise) kernels on the same random
 // cases (every activation/weight type pair, odd and multiple-of-4 channel counts, pads, strides,
 // dilations, groups, depthwise, zero points at the extremes too, fused clamps, per-channel
-// multipliers, bias or none, unaligned buffers) and compares their outputs byte for byte; then
+// multipliers, ONNX Runtime's float multipliers and TFLite's fixed-point ones, bias or none,
+// unaligned buffers) and compares their outputs byte for byte; then
 // runs each fast kernel with its output over its input at the stated overlap distance
 // (kernels.hpp), forwards and (DSP, Helium) backwards, against the same bytes. Prints "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1"
 // (mve_paths=1, scalar_paths=1) and exits 0 when M is 0 (1 otherwise; 3 when the target has no fast
@@ -45,6 +46,17 @@ alignas(16) uint8_t out_dsp[kBytes];
 alignas(16) uint8_t out_portable[kBytes];
 int32_t bias_pool[512];
 float multiplier_pool[512];
+tightfit::QuantizedMultiplier quantized_multiplier_pool[512];  // TFLite's (--numerics tflite)
+
+// The multipliers of a case: ONNX Runtime's floats or TFLite's fixed-point ones.
+template <typename TM>
+const TM* multipliers() {
+  if constexpr (std::is_same_v<TM, float>) {
+    return multiplier_pool;
+  } else {
+    return quantized_multiplier_pool;
+  }
+}
 
 // Overlapped runs: the output at the start, the input copied `distance` bytes above it.
 alignas(16) uint8_t shared_pool[2 * kBytes + 8];
@@ -64,6 +76,10 @@ void fill_quant(int32_t out_c, bool per_channel, bool with_bias, int32_t acc_sca
     bias_pool[c] = with_bias ? uniform(-20000, 20000) : 0;
     // multipliers that map the accumulator range onto a few hundred levels
     multiplier_pool[c] = static_cast<float>(uniform(1, 1000)) / (1000.0f * static_cast<float>(acc_scale));
+    // The same range in TFLite's terms (multiplier * 2^(shift - 31), multiplier in [2^30, 2^31)),
+    // and one channel in 8 with a shift left first, whose products mostly saturate (and wrap).
+    const int32_t log2_scale = 31 - __builtin_clz(static_cast<uint32_t>(acc_scale));
+    quantized_multiplier_pool[c] = {uniform(1 << 30, INT32_MAX), next() % 8 == 0 ? uniform(1, 3) : 1 - log2_scale - uniform(0, 10)};
     if (!per_channel) break;
   }
 }
@@ -145,8 +161,9 @@ void overlapped_cases(const char* what, bool above, int32_t stated, int32_t own,
   }
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 void conv_case(int kind) {
+  const TM* m = multipliers<TM>();
   const uint32_t seed = state;
   tightfit::ConvParams p{};
   p.batch = uniform(1, 2);
@@ -215,21 +232,21 @@ void conv_case(int kind) {
   // The bytes between a strided output's pixels are not the kernel's: the same on both sides.
   for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = out_portable[i] = static_cast<uint8_t>(i * 37 + 11);
   if (tightfit::conv_is_depthwise(p)) {
-    fast::conv_depthwise(p, in, w, bias, multiplier_pool, yd);
-    tightfit::portable::conv_depthwise(p, in, w, bias, multiplier_pool, yp);
+    fast::conv_depthwise(p, in, w, bias, m, yd);
+    tightfit::portable::conv_depthwise(p, in, w, bias, m, yp);
   } else if (tightfit::conv_is_pointwise(p)) {
-    fast::conv_pointwise(p, in, w, bias, multiplier_pool, yd);
-    tightfit::portable::conv_pointwise(p, in, w, bias, multiplier_pool, yp);
+    fast::conv_pointwise(p, in, w, bias, m, yd);
+    tightfit::portable::conv_pointwise(p, in, w, bias, m, yp);
   } else {
-    fast::conv_general(p, in, w, bias, multiplier_pool, yd);
-    tightfit::portable::conv_general(p, in, w, bias, multiplier_pool, yp);
+    fast::conv_general(p, in, w, bias, m, yd);
+    tightfit::portable::conv_general(p, in, w, bias, m, yp);
   }
   check<T, TW>(strided ? strided_names[kind] : names[kind], out_bytes, seed);
   if (strided) {
     // The public entry point takes the fast path on this target; a slice of a Concat never
     // overlaps its input (the compiler does not pair them).
     for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = static_cast<uint8_t>(i * 37 + 11);
-    tightfit::conv(p, in, w, bias, multiplier_pool, yd);
+    tightfit::conv(p, in, w, bias, m, yd);
     check<T, TW>("conv strided", out_bytes, seed);
     return;
   }
@@ -239,23 +256,24 @@ void conv_case(int kind) {
   overlapped_cases<T, TW>("overlapped conv", false, tightfit::conv_distance(p),
                           dsp_matrix ? tightfit::detail::dsp_matmul_distance(rows, p.in_c, p.out_c) : 0, in, in_bytes,
                           out_bytes, seed, [&](const uint8_t* x, uint8_t* y) {
-                            tightfit::conv(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
+                            tightfit::conv(p, reinterpret_cast<const T*>(x), w, bias, m,
                                            reinterpret_cast<T*>(y));
                           });
   overlapped_cases<T, TW>("overlapped conv backwards", true, tightfit::conv_up_distance(p),
                           dsp_matrix ? tightfit::detail::dsp_matmul_up_distance(rows, p.in_c, p.out_c) : 0, in,
                           in_bytes, out_bytes, seed, [&](const uint8_t* x, uint8_t* y) {
-                            tightfit::conv<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
+                            tightfit::conv<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, m,
                                                         reinterpret_cast<T*>(y));
                           });
   // The public entry point takes the fast path on this target.
   for (int32_t i = 0; i < out_bytes; ++i) out_dsp[i] = static_cast<uint8_t>(~out_portable[i]);
-  tightfit::conv(p, in, w, bias, multiplier_pool, yd);
+  tightfit::conv(p, in, w, bias, m, yd);
   check<T, TW>("conv", out_bytes, seed);
 }
 
-template <typename T, typename TW>
+template <typename T, typename TW, typename TM>
 void fully_connected_case() {
+  const TM* m = multipliers<TM>();
   const uint32_t seed = state;
   tightfit::FullyConnectedParams p{};
   p.rows = uniform(1, 5);
@@ -278,21 +296,21 @@ void fully_connected_case() {
   const int32_t* bias = with_bias ? bias_pool : nullptr;
   T* yd = reinterpret_cast<T*>(out_dsp);
   T* yp = reinterpret_cast<T*>(out_portable);
-  fast::fully_connected(p, in, w, bias, multiplier_pool, yd);
-  tightfit::portable::fully_connected(p, in, w, bias, multiplier_pool, yp);
+  fast::fully_connected(p, in, w, bias, m, yd);
+  tightfit::portable::fully_connected(p, in, w, bias, m, yp);
   check<T, TW>("fully_connected", p.rows * p.out_features, seed);
   const bool dsp_matrix = dsp_matrix_path<TW>(p.weight_zero_point);
   overlapped_cases<T, TW>("overlapped fully_connected", false, tightfit::fully_connected_distance(p),
                           dsp_matrix ? tightfit::detail::dsp_matmul_distance(p.rows, p.in_features, p.out_features) : 0,
                           in, p.rows * p.in_features, p.rows * p.out_features, seed, [&](const uint8_t* x, uint8_t* y) {
-                            tightfit::fully_connected(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
+                            tightfit::fully_connected(p, reinterpret_cast<const T*>(x), w, bias, m,
                                                       reinterpret_cast<T*>(y));
                           });
   overlapped_cases<T, TW>(
       "overlapped fully_connected backwards", true, tightfit::fully_connected_up_distance(p),
       dsp_matrix ? tightfit::detail::dsp_matmul_up_distance(p.rows, p.in_features, p.out_features) : 0, in,
       p.rows * p.in_features, p.rows * p.out_features, seed, [&](const uint8_t* x, uint8_t* y) {
-        tightfit::fully_connected<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, multiplier_pool,
+        tightfit::fully_connected<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, m,
                                                reinterpret_cast<T*>(y));
       });
 }
@@ -437,8 +455,13 @@ void elementwise_case() {
 template <typename T, typename TW>
 void all_cases(int32_t rounds) {
   for (int32_t r = 0; r < rounds; ++r) {
-    for (int kind = 0; kind < 4; ++kind) conv_case<T, TW>(kind);
-    fully_connected_case<T, TW>();
+    for (int kind = 0; kind < 4; ++kind) conv_case<T, TW, float>(kind);
+    fully_connected_case<T, TW, float>();
+    // TFLite's requantization (every third round): the fast kernels' integer steps.
+    if (r % 3 == 0) {
+      for (int kind = 0; kind < 4; ++kind) conv_case<T, TW, tightfit::QuantizedMultiplier>(kind);
+      fully_connected_case<T, TW, tightfit::QuantizedMultiplier>();
+    }
     if (std::is_same_v<T, TW> && r % 3 == 0) global_average_pool_case<T>();
     if (std::is_same_v<T, TW> && r % 3 == 1) pool_case<T>();
     if (std::is_same_v<T, TW> && r % 3 == 2) elementwise_case<T>();
