@@ -1093,6 +1093,23 @@ inline void mul(const MulParams& p, const T* a, const T* b, T* out) {
   });
 }
 
+// TFLite's int8 ADD (tflite_kernels.hpp, portable::add_tflite): the same integer steps on 4 lanes,
+// each MultiplyByQuantizedMultiplier as scale_lanes(). Only for binary_vectorizable() shapes.
+template <typename T>
+inline void add_tflite(const AddTfliteParams& p, const T* a, const T* b, T* out) {
+  const FixedPoint4 ma = lane_multipliers(p.a_multiplier), mb = lane_multipliers(p.b_multiplier);
+  const FixedPoint4 my = lane_multipliers(p.output_multiplier);
+  const int32x4_t lo = vdupq_n_s32(p.output_min), hi = vdupq_n_s32(p.output_max);
+  const int32_t scale = int32_t{1} << p.left_shift;
+  impl::for_each_row(p.shape, [&](int32_t o, int32_t ia, int32_t ib, int32_t n) {
+    const mve_pred16_t m = vctp32q(static_cast<uint32_t>(n));
+    const int32x4_t va = vmulq_n_s32(vaddq_n_s32(impl::operand4_int(a, ia, p.shape.a_strides[3], m), p.a_offset), scale);
+    const int32x4_t vb = vmulq_n_s32(vaddq_n_s32(impl::operand4_int(b, ib, p.shape.b_strides[3], m), p.b_offset), scale);
+    const int32x4_t sum = vaddq_s32(scale_lanes(va, ma), scale_lanes(vb, mb));
+    const int32x4_t y = vaddq_n_s32(scale_lanes(sum, my), p.output_offset);
+    lanes::store4(out + o, vminq_s32(vmaxq_s32(y, lo), hi), n);
+  });
+}
 
 }  // namespace mve
 }  // namespace tightfit

@@ -17,6 +17,8 @@
 
 namespace tightfit {
 
+namespace portable {
+
 // ADD on int8 (TFLite Micro's reference AddElementwise / CMSIS-NN's arm_elementwise_add_s8):
 // each input plus its offset, times 2^left_shift, times its multiplier; the sum times the output
 // multiplier, plus the output offset, clamped.
@@ -29,6 +31,21 @@ inline void add_tflite(const AddTfliteParams& p, const T* a, const T* b, T* out)
     const int32_t y = multiply_by_quantized_multiplier(sa + sb, p.output_multiplier) + p.output_offset;
     out[o] = static_cast<T>(clamp_int(y, p.output_min, p.output_max));
   });
+}
+
+}  // namespace portable
+
+// TFLite's ADD: Helium's (4 elements a vector) where the innermost axis is contiguous or
+// broadcast, else the portable loop.
+template <typename T>
+inline void add_tflite(const AddTfliteParams& p, const T* a, const T* b, T* out) {
+#if TIGHTFIT_USE_MVE_KERNELS
+  if (mve::binary_vectorizable(p.shape)) {
+    mve::add_tflite(p, a, b, out);
+    return;
+  }
+#endif
+  portable::add_tflite(p, a, b, out);
 }
 
 // Output over operand 0 (a) or 1 (b): as add().

@@ -437,6 +437,24 @@ void elementwise_case() {
                            tightfit::add(ap, reinterpret_cast<const T*>(x), b, reinterpret_cast<T*>(y));
                          });
 
+  // TFLite's ADD (--numerics tflite): its multipliers as TFLite Micro derives them from scales
+  // (left shift 20, the inputs' below 1/2, the output's small).
+  tightfit::AddTfliteParams tp{};
+  tp.shape = s;
+  tp.a_offset = -za, tp.b_offset = -zb, tp.output_offset = zc;
+  tp.left_shift = 20;
+  tp.a_multiplier = {uniform(1 << 30, INT32_MAX), -uniform(0, 3)};
+  tp.b_multiplier = {uniform(1 << 30, INT32_MAX), -uniform(0, 3)};
+  tp.output_multiplier = {uniform(1 << 30, INT32_MAX), -uniform(16, 20)};
+  tp.output_min = lo, tp.output_max = hi;
+  tightfit::add_tflite(tp, a, b, reinterpret_cast<T*>(out_dsp));
+  tightfit::portable::add_tflite(tp, a, b, reinterpret_cast<T*>(out_portable));
+  check<T, T>("add_tflite", n, seed);
+  overlapped_cases<T, T>("overlapped add_tflite", false, tightfit::add_tflite_distance(tp, 0), 0, a, n, n, seed,
+                         [&](const uint8_t* x, uint8_t* y) {
+                           tightfit::add_tflite(tp, reinterpret_cast<const T*>(x), b, reinterpret_cast<T*>(y));
+                         });
+
   tightfit::MulParams mp{};
   mp.shape = s;
   mp.a_zero_point = za, mp.b_zero_point = zb;
