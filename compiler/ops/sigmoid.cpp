@@ -31,6 +31,12 @@ struct Emit : Emission {
       return call(n, fmt::format("tightfit::sigmoid_float({}, {}, {})", out(n).elements(), operand(id, n, 0),
                                  pointer(n.outputs[0])));
     }
+    // TFLite Micro's int8 LOGISTIC (--numerics tflite): its fixed-point arithmetic, whose output
+    // quantization passes/numerics.cpp checked.
+    if (tflite())
+      return lookup(id, n, [](bool, float xs, std::int32_t xz, float, std::int32_t, std::uint8_t table[256]) {
+        tightfit::build_logistic_table_tflite(xs, xz, table);
+      });
     lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
       s8 ? tightfit::build_sigmoid_table<std::int8_t>(xs, xz, ys, yz, table)
          : tightfit::build_sigmoid_table<std::uint8_t>(xs, xz, ys, yz, table);

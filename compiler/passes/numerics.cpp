@@ -13,6 +13,11 @@ bool same_quant(const ir::Tensor& t, const ir::Tensor& like) {
   return t.quant.scale == like.quant.scale && t.quant.zero_point == like.quant.zero_point;
 }
 
+// True when `t` is quantized per tensor with this scale and zero point.
+bool quantized_as(const ir::Tensor& t, float scale, std::int32_t zero_point) {
+  return t.quant.scale == std::vector<float>{scale} && t.quant.zero_point == std::vector<std::int32_t>{zero_point};
+}
+
 // Why TFLite's arithmetic is not available for `n`, or empty when it is.
 std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
   const ir::Tensor& y = g.tensors[n.outputs[0]];
@@ -44,10 +49,25 @@ std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
           if (pad != 0) return "TFLite's average pool never counts padding (count_include_pad=1 with pads)";
       return {};
     case ir::OpKind::Softmax:
-      if (y.dtype != ir::DType::Int8 || y.quant.scale != std::vector<float>{1.0f / 256} ||
-          y.quant.zero_point != std::vector<std::int32_t>{-128})
+      if (y.dtype != ir::DType::Int8 || !quantized_as(y, 1.0f / 256, -128))
         return "TFLite's int8 softmax writes scale 1/256, zero point -128";
       return {};
+    case ir::OpKind::Sigmoid:
+    case ir::OpKind::Tanh: {
+      // TFLite Micro's int8 LOGISTIC and TANH fix their output's quantization and rescale the
+      // input into Q4.27 (host.hpp, build_tflite_activation_table).
+      const bool logistic = n.op == ir::OpKind::Sigmoid;
+      const ir::Tensor& x = g.tensors[n.inputs[0]];
+      if (x.dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8)
+        return logistic ? "TFLite Micro's LOGISTIC takes int8" : "TFLite Micro's TANH takes int8";
+      if (logistic && !quantized_as(y, 1.0f / 256, -128))
+        return "TFLite's int8 LOGISTIC writes scale 1/256, zero point -128";
+      if (!logistic && !quantized_as(y, 1.0f / 128, 0))
+        return "TFLite's int8 TANH writes scale 1/128, zero point 0";
+      if (x.quant.scale.size() != 1 || x.quant.scale[0] < 0x1p-28f)
+        return "TFLite's Q4.27 input rescaling needs one input scale of at least 2^-28";
+      return {};
+    }
     case ir::OpKind::Concat:
       for (ir::TensorId in : n.inputs)
         if (!same_quant(g.tensors[in], y)) return "a Concat that requantizes an input has no TFLite rule here";

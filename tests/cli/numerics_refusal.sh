@@ -1,21 +1,36 @@
 #!/usr/bin/env bash
 # Under --numerics tflite a node whose TFLite arithmetic the kernels do not reproduce (a
-# QLinearSigmoid) is refused: one line naming the node and the option, exit status 1, no output
-# written. TFLite Micro's micro_speech (as ONNX) compiles under both numerics, and the multipliers the
-# generated code holds differ: float under ort, fixed point under tflite.
-#   numerics_refusal.sh TIGHTFIT SIGMOID_MODEL.onnx MICRO_SPEECH_MODEL.onnx
+# QLinearLeakyRelu), or whose quantization TFLite's kernel does not take (a Tanh whose output is not
+# scale 1/128, zero point 0), is refused: one line naming the node and the option, exit status 1,
+# no output written. A QLinearSigmoid quantized as TFLite's LOGISTIC (scale 1/256, zero point
+# -128) compiles, into a table (its entries: tests/runtime/tflite_activations_test.cpp). TFLite
+# Micro's micro_speech (as ONNX) compiles under both numerics, and the multipliers the generated
+# code holds differ: float under ort, fixed point under tflite.
+#   numerics_refusal.sh TIGHTFIT MODELS_DIR MICRO_SPEECH_MODEL.onnx
 set -u
-tightfit=$1 sigmoid=$2 conv=$3
+tightfit=$1 models=$2 conv=$3
 fail() { echo "FAIL: $*"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$tightfit" compile "$sigmoid" --numerics tflite --target none -o "$work/o" >"$work/out" 2>"$work/err"
-rc=$?
-[ $rc -eq 1 ] || fail "exit $rc, expected 1: $(cat "$work/err")"
-[ "$(wc -l <"$work/err")" -eq 1 ] || fail "expected one line, got: $(cat "$work/err")"
-grep -q -- "QLinearSigmoid.*TFLite numerics.*--numerics ort" "$work/err" || fail "node or option not named: $(cat "$work/err")"
-[ -z "$(ls -A "$work/o" 2>/dev/null)" ] || fail "wrote files"
-"$tightfit" compile "$sigmoid" --numerics ort --target none -o "$work/o" --quiet >/dev/null 2>&1 || fail "ort refused it"
+refused() {  # MODEL PATTERN: refused under tflite in one line matching PATTERN, compiled under ort
+  rm -rf "$work/o"
+  "$tightfit" compile "$1" --numerics tflite --target none -o "$work/o" >"$work/out" 2>"$work/err"
+  rc=$?
+  [ $rc -eq 1 ] || fail "$1: exit $rc, expected 1: $(cat "$work/err")"
+  [ "$(wc -l <"$work/err")" -eq 1 ] || fail "$1: expected one line, got: $(cat "$work/err")"
+  grep -q -- "$2" "$work/err" || fail "$1: node, rule or option not named: $(cat "$work/err")"
+  [ -z "$(ls -A "$work/o" 2>/dev/null)" ] || fail "$1: wrote files"
+  "$tightfit" compile "$1" --numerics ort --target none -o "$work/o" --quiet >/dev/null 2>&1 ||
+    fail "$1: ort refused it"
+}
+refused "$models/unit_leakyrelu_s8.qop.onnx" "QLinearLeakyRelu.*TFLite numerics.*--numerics ort"
+refused "$models/unit_tanh_s8.qop.onnx" "Tanh.*TFLite numerics: TFLite's int8 TANH writes scale 1/128, zero point 0"
+
+for numerics in ort tflite; do
+  "$tightfit" compile "$models/unit_sigmoid_s8.qop.onnx" --numerics $numerics --target none --name sigmoid \
+    -o "$work/sigmoid_$numerics" --quiet >/dev/null 2>"$work/err" || fail "sigmoid under $numerics: $(cat "$work/err")"
+done
+grep -q "tightfit::lookup<std::int8_t>" "$work/sigmoid_tflite/sigmoid.cpp" || fail "tflite: LOGISTIC is no table"
 
 for numerics in ort tflite; do
   "$tightfit" compile "$conv" --numerics $numerics --target none --name conv -o "$work/$numerics" --quiet \

@@ -230,6 +230,40 @@ inline void build_tanh_table(float x_scale, int32_t x_zp, float y_scale, int32_t
   build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_tanh(v); }, table);
 }
 
+// TFLite Micro's int8 LOGISTIC and TANH (--numerics tflite; logistic_common.cc, tanh.cc and
+// reference_integer_ops): the input's difference from its zero point is rescaled to Q4.27 by
+// QuantizeMultiplier(x_scale * 2^27) (TFLite Micro takes frexp's exponent as it comes: the same
+// multiplier for every scale passes/numerics.cpp accepts, at least 2^-28), gemmlowp's fixed-point
+// logistic or tanh gives Q0.31, and a rounding shift gives the int8 output, whose quantization
+// TFLite fixes (LOGISTIC: 1/256 and -128; TANH: 1/128 and 0). A difference at or beyond the
+// radius (CalculateInputRadius: the largest whose Q4.27 value stays below 15) saturates. As a
+// table over the 256 int8 inputs (index: the input's byte).
+template <typename Fn>
+inline void build_tflite_activation_table(float x_scale, int32_t x_zero_point, Fn q4_to_int8, uint8_t table[256]) {
+  const QuantizedMultiplier to_q4 = quantize_multiplier(static_cast<double>(x_scale) * static_cast<double>(1 << 27));
+  const double radius_q4 = std::ldexp(15.0 * static_cast<double>(1 << 27), -to_q4.shift);
+  const int32_t radius = static_cast<int32_t>(std::floor(radius_q4));
+  for (int i = 0; i < 256; ++i) {
+    const int32_t input = static_cast<int32_t>(static_cast<int8_t>(i)) - x_zero_point;
+    const int32_t q = input <= -radius ? -128
+                      : input >= radius ? 127
+                                        : q4_to_int8(multiply_by_quantized_multiplier(input, to_q4));
+    table[i] = static_cast<uint8_t>(static_cast<int8_t>(q));
+  }
+}
+
+inline void build_logistic_table_tflite(float x_scale, int32_t x_zero_point, uint8_t table[256]) {
+  build_tflite_activation_table(x_scale, x_zero_point, [](int32_t q4) {
+    return clamp_int(rounding_divide_by_pot(detail::logistic_q4(q4), 23) - 128, -128, 127);
+  }, table);
+}
+
+inline void build_tanh_table_tflite(float x_scale, int32_t x_zero_point, uint8_t table[256]) {
+  build_tflite_activation_table(x_scale, x_zero_point, [](int32_t q4) {
+    return clamp_int(rounding_divide_by_pot(detail::tanh_q4(q4), 24), -128, 127);
+  }, table);
+}
+
 // Log between DequantizeLinear and QuantizeLinear (ORT's float Log): log(0) = -inf saturates to
 // the lowest code; a negative value (NaN in ORT, which MLAS's vector QuantizeLinear clamps to the
 // lowest code) does the same.

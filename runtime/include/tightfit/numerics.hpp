@@ -301,6 +301,91 @@ inline T requantize(int32_t acc, const QuantizedMultiplier& m, int32_t zero_poin
   return static_cast<T>(clamp_int(multiply_by_quantized_multiplier(acc, m) + zero_point, out_min, out_max));
 }
 
+// gemmlowp's fixed-point functions that TFLite's int8 SOFTMAX, LOGISTIC and TANH are made of.
+namespace detail {
+
+// CMSIS-NN's arm_nn_mult_by_power_of_two: x * 2^exponent, saturated.
+inline int32_t saturating_multiply_by_pot(int32_t x, int32_t exponent) {
+  const int32_t threshold = (int32_t{1} << (31 - exponent)) - 1;
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return static_cast<int32_t>(static_cast<uint32_t>(x) << exponent);
+}
+
+// gemmlowp's exp_on_negative_values for a Q(kIntegerBits).(31 - kIntegerBits) input, Q0.31 output
+// (CMSIS-NN's arm_nn_exp_on_negative_values is the Q5.26 one): exp on [-1/4, 0) by a polynomial,
+// then one constant factor exp(-2^k) per set bit k of the remainder (k < kIntegerBits).
+template <int32_t kIntegerBits>
+inline int32_t exp_on_negative_values(int32_t value) {
+  static_assert(kIntegerBits >= 1 && kIntegerBits <= 5, "softmax's Q5.26 and the activations' Q4.27");
+  constexpr int32_t kFractionalBits = 31 - kIntegerBits;
+  constexpr int32_t kQuarter = int32_t{1} << (kFractionalBits - 2);
+  const int32_t mod_minus_quarter = (value & (kQuarter - 1)) - kQuarter;
+  const int32_t remainder = mod_minus_quarter - value;
+  const int32_t x = mod_minus_quarter * (int32_t{1} << kIntegerBits) + (int32_t{1} << 28);
+  const int32_t x2 = saturating_rounding_doubling_high_mul(x, x);
+  const int32_t x4_over_4 = rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x2, x2), 2);
+  const int32_t x3 = saturating_rounding_doubling_high_mul(x2, x);
+  const int32_t series =
+      x + rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x4_over_4 + x3, 715827883) + x2, 1);
+  constexpr int32_t kExpMinusEighth = 1895147668;  // exp(-1/8) in Q0.31
+  int32_t result = kExpMinusEighth + saturating_rounding_doubling_high_mul(kExpMinusEighth, series);
+  // exp(-1/4), exp(-1/2), exp(-1), exp(-2), exp(-4), exp(-8), exp(-16) in Q0.31: exp(-2^(k - 2)).
+  constexpr int32_t kFactors[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+  for (int32_t k = 0; k < 7 && k - 2 < kIntegerBits; ++k)
+    if (remainder & (int32_t{1} << (kFractionalBits - 2 + k)))
+      result = saturating_rounding_doubling_high_mul(result, kFactors[k]);
+  return value == 0 ? INT32_MAX : result;
+}
+
+// gemmlowp's Newton-Raphson reciprocal of half_denominator = (1 + x) / 2 in Q0.31: 1 / (1 + x)
+// in Q2.29, three steps from 48/17 - 32/17 d.
+inline int32_t newton_raphson_reciprocal_q2(int32_t half_denominator) {
+  int32_t x = 1515870810 + saturating_rounding_doubling_high_mul(half_denominator, -1010580540);
+  constexpr int32_t kOne = int32_t{1} << 29;
+  for (int32_t step = 0; step < 3; ++step)
+    x += saturating_multiply_by_pot(
+        saturating_rounding_doubling_high_mul(x, kOne - saturating_rounding_doubling_high_mul(half_denominator, x)), 2);
+  return x;
+}
+
+// gemmlowp's RoundingHalfSum(x, 1) in Q0.31 (1 is INT32_MAX there): (x + 1) / 2, rounded away from zero.
+inline int32_t rounding_half_sum_with_one(int32_t value) {
+  const int64_t sum = static_cast<int64_t>(value) + INT32_MAX;
+  return static_cast<int32_t>((sum + (sum >= 0 ? 1 : -1)) / 2);
+}
+
+// gemmlowp's one_over_one_plus_x_for_x_in_0_1 (CMSIS-NN's arm_nn_one_over_one_plus_x_for_x_in_0_1):
+// three Newton-Raphson steps from 48/17 - 32/17 d, in Q2.29, result in Q0.31.
+inline int32_t one_over_one_plus_x_for_x_in_0_1(int32_t value) {
+  return saturating_multiply_by_pot(newton_raphson_reciprocal_q2(rounding_half_sum_with_one(value)), 1);
+}
+
+// gemmlowp's one_minus_x_over_one_plus_x_for_x_in_0_1: (1 - x) / (1 + x) in Q0.31, as 2 / (1 + x)
+// - 1 from the same reciprocal.
+inline int32_t one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t value) {
+  const int32_t reciprocal = newton_raphson_reciprocal_q2(rounding_half_sum_with_one(value));
+  return saturating_multiply_by_pot(reciprocal - (int32_t{1} << 29), 2);
+}
+
+// gemmlowp's logistic of a Q4.27 value, in Q0.31: 1 / (1 + exp(-|x|)) for x > 0, one minus it
+// for x < 0 (one being INT32_MAX), exactly 1/2 at 0.
+inline int32_t logistic_q4(int32_t x) {
+  if (x == 0) return int32_t{1} << 30;
+  const int32_t positive = one_over_one_plus_x_for_x_in_0_1(exp_on_negative_values<4>(x > 0 ? -x : x));
+  return x > 0 ? positive : INT32_MAX - positive;
+}
+
+// gemmlowp's tanh of a Q4.27 value, in Q0.31: (1 - exp(-2|x|)) / (1 + exp(-2|x|)), the sign of x
+// put back; exp of -2|x| is exp_on_negative_values of the same raw value read as Q5.26.
+inline int32_t tanh_q4(int32_t x) {
+  if (x == 0) return 0;
+  const int32_t magnitude = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values<5>(x < 0 ? x : -x));
+  return x < 0 ? -magnitude : magnitude;
+}
+
+}  // namespace detail
+
 // ORT's MlasQuantizeLinear (QuantizeLinear, and the last step of every lookup
 // table that ORT builds): x / scale (a division, not a multiplication by the
 // reciprocal), rounded half to even, plus the zero point, saturated.

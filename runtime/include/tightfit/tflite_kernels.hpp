@@ -77,52 +77,6 @@ inline void average_pool_tflite(const AveragePoolParams& p, const T* in, T* out)
   }
 }
 
-namespace detail {
-
-// CMSIS-NN's arm_nn_mult_by_power_of_two: x * 2^exponent, saturated.
-inline int32_t saturating_multiply_by_pot(int32_t x, int32_t exponent) {
-  const int32_t threshold = (int32_t{1} << (31 - exponent)) - 1;
-  if (x > threshold) return INT32_MAX;
-  if (x < -threshold) return INT32_MIN;
-  return static_cast<int32_t>(static_cast<uint32_t>(x) << exponent);
-}
-
-// gemmlowp's exp_on_negative_values for Q5.26 input, Q0.31 output (CMSIS-NN's
-// arm_nn_exp_on_negative_values): exp on [-1/4, 0) by a polynomial, then one constant factor
-// exp(-2^k) per set bit k of the remainder.
-inline int32_t exp_on_negative_values(int32_t value) {
-  constexpr int32_t kQuarter = int32_t{1} << 24;
-  const int32_t mod_minus_quarter = (value & (kQuarter - 1)) - kQuarter;
-  const int32_t remainder = mod_minus_quarter - value;
-  const int32_t x = mod_minus_quarter * 32 + (int32_t{1} << 28);
-  const int32_t x2 = saturating_rounding_doubling_high_mul(x, x);
-  const int32_t x4_over_4 = rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x2, x2), 2);
-  const int32_t x3 = saturating_rounding_doubling_high_mul(x2, x);
-  const int32_t series =
-      x + rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x4_over_4 + x3, 715827883) + x2, 1);
-  constexpr int32_t kExpMinusEighth = 1895147668;  // exp(-1/8) in Q0.31
-  int32_t result = kExpMinusEighth + saturating_rounding_doubling_high_mul(kExpMinusEighth, series);
-  // exp(-1/4), exp(-1/2), exp(-1), exp(-2), exp(-4), exp(-8), exp(-16) in Q0.31.
-  constexpr int32_t kFactors[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
-  for (int32_t k = 0; k < 7; ++k)
-    if (remainder & (int32_t{1} << (24 + k))) result = saturating_rounding_doubling_high_mul(result, kFactors[k]);
-  return value == 0 ? INT32_MAX : result;
-}
-
-// gemmlowp's one_over_one_plus_x_for_x_in_0_1 (CMSIS-NN's arm_nn_one_over_one_plus_x_for_x_in_0_1):
-// three Newton-Raphson steps from 48/17 - 32/17 d, in Q2.29, result in Q0.31.
-inline int32_t one_over_one_plus_x_for_x_in_0_1(int32_t value) {
-  const int64_t sum = static_cast<int64_t>(value) + INT32_MAX;
-  const int32_t half_denominator = static_cast<int32_t>((sum + (sum >= 0 ? 1 : -1)) / 2);
-  int32_t x = 1515870810 + saturating_rounding_doubling_high_mul(half_denominator, -1010580540);
-  constexpr int32_t kOne = int32_t{1} << 29;
-  for (int32_t step = 0; step < 3; ++step)
-    x += saturating_multiply_by_pot(
-        saturating_rounding_doubling_high_mul(x, kOne - saturating_rounding_doubling_high_mul(half_denominator, x)), 2);
-  return saturating_multiply_by_pot(x, 1);
-}
-
-}  // namespace detail
 
 // SOFTMAX on int8 as TFLite Micro + CMSIS-NN runs it (arm_softmax_s8; TFLite's reference kernel
 // gives the same bytes on its models): per row, each difference from the maximum at or above
@@ -142,7 +96,7 @@ inline void softmax_tflite(const SoftmaxTfliteParams& p, const int8_t* in, int8_
       const int32_t diff = x[i] - x_max;
       if (diff >= p.diff_min)
         sum += rounding_divide_by_pot(
-            detail::exp_on_negative_values(saturating_rounding_doubling_high_mul(diff * mask, p.input_multiplier)),
+            detail::exp_on_negative_values<5>(saturating_rounding_doubling_high_mul(diff * mask, p.input_multiplier)),
             kAccumulatorBits);
     }
     // sum >= exp(0) >> 12 > 0: the maximum's own term.
@@ -155,7 +109,7 @@ inline void softmax_tflite(const SoftmaxTfliteParams& p, const int8_t* in, int8_
       int32_t q = -128;
       if (diff >= p.diff_min) {
         const int32_t e =
-            detail::exp_on_negative_values(saturating_rounding_doubling_high_mul(diff * mask, p.input_multiplier));
+            detail::exp_on_negative_values<5>(saturating_rounding_doubling_high_mul(diff * mask, p.input_multiplier));
         q = clamp_int(rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted_scale, e), bits_over_unit) - 128,
                       -128, 127);
       }
