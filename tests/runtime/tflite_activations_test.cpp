@@ -41,24 +41,26 @@ int32_t multiply(int32_t x, int32_t multiplier, int shift) {
 
 using F4 = gemmlowp::FixedPoint<int32_t, 4>;
 
-// reference_integer_ops::Logistic, one value.
-int8_t reference_logistic(int8_t x, float scale, int32_t zero_point) {
+// reference_integer_ops::Logistic and Tanh, one value: saturated past the radius, else the Q4.27
+// input through `q4_to_int8`.
+template <typename Fn>
+int8_t reference(int8_t x, float scale, int32_t zero_point, Fn q4_to_int8) {
   const Prepared p = prepare(scale);
   const int32_t input = static_cast<int32_t>(x) - zero_point;
   if (input <= -p.radius) return -128;
   if (input >= p.radius) return 127;
-  const int32_t q0 = gemmlowp::logistic(F4::FromRaw(multiply(input, p.multiplier, p.shift))).raw();
-  return static_cast<int8_t>(std::clamp(gemmlowp::RoundingDivideByPOT(q0, 23) - 128, -128, 127));
+  return static_cast<int8_t>(std::clamp(q4_to_int8(multiply(input, p.multiplier, p.shift)), -128, 127));
 }
 
-// reference_integer_ops::Tanh, one value.
+int8_t reference_logistic(int8_t x, float scale, int32_t zero_point) {
+  return reference(x, scale, zero_point, [](int32_t q4) {
+    return gemmlowp::RoundingDivideByPOT(gemmlowp::logistic(F4::FromRaw(q4)).raw(), 23) - 128;
+  });
+}
+
 int8_t reference_tanh(int8_t x, float scale, int32_t zero_point) {
-  const Prepared p = prepare(scale);
-  const int32_t input = static_cast<int32_t>(x) - zero_point;
-  if (input <= -p.radius) return -128;
-  if (input >= p.radius) return 127;
-  const int32_t q0 = gemmlowp::tanh(F4::FromRaw(multiply(input, p.multiplier, p.shift))).raw();
-  return static_cast<int8_t>(std::clamp(gemmlowp::RoundingDivideByPOT(q0, 24), -128, 127));
+  return reference(x, scale, zero_point,
+                   [](int32_t q4) { return gemmlowp::RoundingDivideByPOT(gemmlowp::tanh(F4::FromRaw(q4)).raw(), 24); });
 }
 
 struct Quantization {
