@@ -15,6 +15,7 @@ struct Emit : Emission {
     if (out(n).dtype == DType::Float32) return float_binary(id, n, "mul_float");
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
+    if (tflite()) return mul_tflite(id, n);
     const float ratio = tightfit::mul_ratio(a.quant.scale[0], b.quant.scale[0], y.quant.scale[0]);
     const std::string block =
         params("MulParams", id,
@@ -24,6 +25,21 @@ struct Emit : Emission {
                18);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::mul<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
+  }
+
+  // TFLite's MUL: one fixed-point multiplier for the product (tflite_mul_params).
+  void mul_tflite(const std::string& id, const Node& n) {
+    const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
+    const tightfit::MulTfliteParams p =
+        tightfit::tflite_mul_params({}, a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0], b.quant.zero_point[0],
+                                    y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
+    const std::string block =
+        params("MulTfliteParams", id,
+               fmt::format("{},{},{},{},{{{},{}}},{},{}", binary_shape(n), p.a_offset, p.b_offset, p.output_offset,
+                           p.output_multiplier.multiplier, p.output_multiplier.shift, p.output_min, p.output_max),
+               19);
+    const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
+    call(n, fmt::format("tightfit::mul_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }
 };
 

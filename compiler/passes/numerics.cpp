@@ -27,6 +27,7 @@ std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
     case ir::OpKind::Conv:
     case ir::OpKind::FullyConnected:
     case ir::OpKind::Add:
+    case ir::OpKind::Mul:
     case ir::OpKind::MaxPool:
     case ir::OpKind::ReduceMax:
     case ir::OpKind::ReduceMin:

@@ -3,7 +3,8 @@
 # QLinearLeakyRelu), or whose quantization TFLite's kernel does not take (a Tanh whose output is not
 # scale 1/128, zero point 0), is refused: one line naming the node and the option, exit status 1,
 # no output written. A QLinearSigmoid quantized as TFLite's LOGISTIC (scale 1/256, zero point
-# -128) compiles, into a table (its entries: tests/runtime/tflite_activations_test.cpp). TFLite
+# -128) compiles, into a table (its entries: tests/runtime/tflite_activations_test.cpp), and a
+# QLinearMul into TFLite's MUL (mul_tflite: tests/runtime/numerics_test.cpp). TFLite
 # Micro's micro_speech (as ONNX) compiles under both numerics, and the multipliers the generated
 # code holds differ: float under ort, fixed point under tflite.
 #   numerics_refusal.sh TIGHTFIT MODELS_DIR MICRO_SPEECH_MODEL.onnx
@@ -31,6 +32,9 @@ for numerics in ort tflite; do
     -o "$work/sigmoid_$numerics" --quiet >/dev/null 2>"$work/err" || fail "sigmoid under $numerics: $(cat "$work/err")"
 done
 grep -q "tightfit::lookup<std::int8_t>" "$work/sigmoid_tflite/sigmoid.cpp" || fail "tflite: LOGISTIC is no table"
+"$tightfit" compile "$models/unit_mul_s8.qop.onnx" --numerics tflite --target none --name mul -o "$work/mul" --quiet \
+  >/dev/null 2>"$work/err" || fail "mul under tflite: $(cat "$work/err")"
+grep -q "tightfit::mul_tflite<std::int8_t>" "$work/mul/mul.cpp" || fail "tflite: MUL is not TFLite's"
 
 for numerics in ort tflite; do
   "$tightfit" compile "$conv" --numerics $numerics --target none --name conv -o "$work/$numerics" --quiet \

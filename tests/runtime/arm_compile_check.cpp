@@ -26,6 +26,7 @@ namespace tightfit {
   template void dequantize<T>(const QuantizeParams&, const T*, float*);                            \
   template void clamp<T>(const ClampParams&, const T*, T*);                                      \
   template void add_tflite<T>(const AddTfliteParams&, const T*, const T*, T*);                    \
+  template void mul_tflite<T>(const MulTfliteParams&, const T*, const T*, T*);                    \
   template void average_pool_tflite<T>(const AveragePoolParams&, const T*, T*);                   \
   template void requantize_accumulator<T>(const AccumulatorRequantizeParams&, const int32_t*, T*);
 

@@ -12,6 +12,7 @@
 
 #include "tightfit/float_kernels.hpp"
 #include "tightfit/host.hpp"
+#include "tightfit/kernels.hpp"
 #include "tightfit/numerics.hpp"
 
 namespace {
@@ -239,4 +240,30 @@ TEST_CASE("the fixed-point multiply and shift round as gemmlowp's", "[runtime][n
   CHECK(tightfit::multiply_by_quantized_multiplier(100, {1 << 30, 1}) == 100);
   CHECK(tightfit::multiply_by_quantized_multiplier(-100, {1 << 30, -1}) == -25);
   CHECK(tightfit::multiply_by_quantized_multiplier(3, {1 << 30, -1}) == 1);  // 0.75, rounded twice: 2, then 1
+}
+
+// TFLite's int8 MUL: the product of the offset inputs through MultiplyByQuantizedMultiplier. With a
+// multiplier of exactly 1/2 (shift 0) the rounding is SaturatingRoundingDoublingHighMul's, half
+// up: 1.5 -> 2 but -1.5 -> -1 (a float multiply rounding half to even gives 2 and -2).
+TEST_CASE("TFLite's MUL rounds the product as MultiplyByQuantizedMultiplier", "[runtime][numerics][tflite]") {
+  tightfit::BinaryShape shape{};
+  for (int32_t k = 0; k < 4; ++k) shape.out_dims[k] = k == 3 ? 4 : 1;
+  shape.a_strides[3] = shape.b_strides[3] = 1;
+  const tightfit::MulTfliteParams half = tightfit::tflite_mul_params(shape, 1.0f, 1, 1.0f, 0, 2.0f, 5, -128, 127);
+  CHECK(half.output_multiplier.multiplier == (1 << 30));
+  CHECK(half.output_multiplier.shift == 0);
+  const int8_t a[4] = {4, -2, 101, -127}, b[4] = {1, 1, 100, 100};  // a - 1: 3, -3, 100, -128
+  int8_t y[4] = {};
+  tightfit::mul_tflite(half, a, b, y);
+  CHECK(y[0] == 2 + 5);
+  CHECK(y[1] == -1 + 5);
+  CHECK(y[2] == 127);   // 5000 + 5: clamped
+  CHECK(y[3] == -128);  // -6400 + 5: clamped
+  const tightfit::MulTfliteParams third = tightfit::tflite_mul_params(shape, 1.0f, 0, 1.0f, 0, 3.0f, 0, -128, 127);
+  const int8_t c[4] = {5, -5, 7, -7}, d[4] = {1, 1, 3, 3};
+  tightfit::mul_tflite(third, c, d, y);
+  CHECK(y[0] == 2);   // 1.67
+  CHECK(y[1] == -2);  // -1.67
+  CHECK(y[2] == 7);   // 21 / 3
+  CHECK(y[3] == -7);
 }

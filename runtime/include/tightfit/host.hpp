@@ -73,6 +73,23 @@ inline AddTfliteParams tflite_add_params(const BinaryShape& shape, float a_scale
   return p;
 }
 
+// MUL on int8 (TFLite Micro's CalculateOpDataMul): one multiplier,
+// QuantizeMultiplier(double(a_scale) * double(b_scale) / double(y_scale)).
+inline MulTfliteParams tflite_mul_params(const BinaryShape& shape, float a_scale, int32_t a_zero_point, float b_scale,
+                                         int32_t b_zero_point, float y_scale, int32_t y_zero_point, int32_t output_min,
+                                         int32_t output_max) {
+  MulTfliteParams p{};
+  p.shape = shape;
+  p.a_offset = -a_zero_point;
+  p.b_offset = -b_zero_point;
+  p.output_offset = y_zero_point;
+  p.output_multiplier =
+      quantize_multiplier(static_cast<double>(a_scale) * static_cast<double>(b_scale) / static_cast<double>(y_scale));
+  p.output_min = output_min;
+  p.output_max = output_max;
+  return p;
+}
+
 // SOFTMAX on int8 with beta 1 (TFLite Micro's CalculateSoftmaxParams, PreprocessSoftmaxScaling,
 // CalculateInputRadius): the input scale as a Q5.26 multiplier capped at 2^31 - 1, and the least
 // difference from the row's maximum whose exponential is not 0.

@@ -254,6 +254,15 @@ struct AddTfliteParams {
   int32_t output_min, output_max;
 };
 
+// TFLite's int8 MUL (--numerics tflite; host.hpp, tflite_mul_params): the product of the inputs
+// plus their offsets, times the output's fixed-point multiplier, plus the output offset, clamped.
+struct MulTfliteParams {
+  BinaryShape shape;
+  int32_t a_offset, b_offset, output_offset;
+  QuantizedMultiplier output_multiplier;
+  int32_t output_min, output_max;
+};
+
 // Sub between DequantizeLinear and QuantizeLinear (ORT has no QLinear form, so
 // ORT computes it in float): each operand dequantized, subtracted, quantized.
 struct SubParams {

@@ -48,6 +48,23 @@ inline void add_tflite(const AddTfliteParams& p, const T* a, const T* b, T* out)
   portable::add_tflite(p, a, b, out);
 }
 
+// MUL on int8 (TFLite Micro's reference MulElementwise and BroadcastMul4DSlow / CMSIS-NN's
+// arm_elementwise_mul_s8): the product of the inputs plus their offsets, times the output
+// multiplier (MultiplyByQuantizedMultiplier), plus the output offset, clamped.
+template <typename T>
+inline void mul_tflite(const MulTfliteParams& p, const T* a, const T* b, T* out) {
+  detail::for_each_broadcast(p.shape, [&](int32_t o, int32_t ia, int32_t ib) {
+    const int32_t product = (p.a_offset + a[ia]) * (p.b_offset + b[ib]);
+    const int32_t y = multiply_by_quantized_multiplier(product, p.output_multiplier) + p.output_offset;
+    out[o] = static_cast<T>(clamp_int(y, p.output_min, p.output_max));
+  });
+}
+
+// Output over operand 0 (a) or 1 (b): as mul().
+constexpr int32_t mul_tflite_distance(const MulTfliteParams& p, int operand) {
+  return detail::binary_distance(p.shape, operand);
+}
+
 // Output over operand 0 (a) or 1 (b): as add().
 constexpr int32_t add_tflite_distance(const AddTfliteParams& p, int operand) {
   return detail::binary_distance(p.shape, operand);
