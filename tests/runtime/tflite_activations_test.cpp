@@ -26,10 +26,12 @@ struct Prepared {
 Prepared prepare(float scale) {
   constexpr int kInputIntegerBits = 4;
   Prepared p{};
-  const double q = std::frexp(static_cast<double>(scale) * static_cast<double>(1 << (31 - kInputIntegerBits)), &p.shift);
+  const double real = static_cast<double>(scale) * static_cast<double>(1 << (31 - kInputIntegerBits));
+  const double q = std::frexp(real, &p.shift);
   p.multiplier = static_cast<int32_t>(std::round(q * static_cast<double>(1LL << 31)));
   // CalculateInputRadius(4, shift, 31)
-  p.radius = static_cast<int32_t>(std::floor(15.0 * static_cast<double>(1LL << 27) / static_cast<double>(1LL << p.shift)));
+  const double radius = 15.0 * static_cast<double>(1LL << 27) / static_cast<double>(1LL << p.shift);
+  p.radius = static_cast<int32_t>(std::floor(radius));
   return p;
 }
 
@@ -92,9 +94,9 @@ int32_t count_differences(Build build, Reference reference) {
       const int8_t x = static_cast<int8_t>(i);
       if (static_cast<int8_t>(table[i]) != reference(x, q.scale, q.zero_point)) {
         if (differences++ == 0)
-          UNSCOPED_INFO("first difference: scale " << q.scale << ", zero point " << q.zero_point << ", input "
-                                                   << int{x} << ": " << int{static_cast<int8_t>(table[i])} << " against "
-                                                   << int{reference(x, q.scale, q.zero_point)});
+          UNSCOPED_INFO("first difference: scale " << q.scale << ", zero point " << q.zero_point << ", input " << int{x}
+                        << ": " << int{static_cast<int8_t>(table[i])} << " against "
+                        << int{reference(x, q.scale, q.zero_point)});
       }
     }
   }

@@ -359,7 +359,8 @@ constexpr int32_t kCachedWeightSums = 256;
 
 // bias[o] - zx * sum_k (w[o][k] - zw): where channel o's sum starts for a pair of rows.
 template <typename TW, bool kWeightOffset, typename TM>
-__attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, int32_t x_zero_point, int32_t wo, const Output<TM>& out) {
+__attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, int32_t x_zero_point, int32_t wo,
+                                             const Output<TM>& out) {
   return wrapping_add(out.base(o), static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
                                                         static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w + o * k, k, wo))));
 }

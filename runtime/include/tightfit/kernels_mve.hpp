@@ -204,7 +204,8 @@ struct Output {
   void store(int32x4_t acc, int32_t c, int32_t count, T* y) const {
     const mve_pred16_t m = vctp32q(static_cast<uint32_t>(count));
     if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_z_s32(bias + c, m));
-    int32x4_t q = scale_lanes(acc, per_channel ? load_multipliers(multipliers + c, m) : lane_multipliers(multipliers[0]));
+    const auto scales = per_channel ? load_multipliers(multipliers + c, m) : lane_multipliers(multipliers[0]);
+    int32x4_t q = scale_lanes(acc, scales);
     q = vminq_s32(vmaxq_s32(q, lo), hi);
     lanes::store4(y + c, vaddq_n_s32(q, zero_point), count);
   }
@@ -1103,8 +1104,9 @@ inline void add_tflite(const AddTfliteParams& p, const T* a, const T* b, T* out)
   const int32_t scale = int32_t{1} << p.left_shift;
   impl::for_each_row(p.shape, [&](int32_t o, int32_t ia, int32_t ib, int32_t n) {
     const mve_pred16_t m = vctp32q(static_cast<uint32_t>(n));
-    const int32x4_t va = vmulq_n_s32(vaddq_n_s32(impl::operand4_int(a, ia, p.shape.a_strides[3], m), p.a_offset), scale);
-    const int32x4_t vb = vmulq_n_s32(vaddq_n_s32(impl::operand4_int(b, ib, p.shape.b_strides[3], m), p.b_offset), scale);
+    const int32x4_t xa = vaddq_n_s32(impl::operand4_int(a, ia, p.shape.a_strides[3], m), p.a_offset);
+    const int32x4_t xb = vaddq_n_s32(impl::operand4_int(b, ib, p.shape.b_strides[3], m), p.b_offset);
+    const int32x4_t va = vmulq_n_s32(xa, scale), vb = vmulq_n_s32(xb, scale);
     const int32x4_t sum = vaddq_s32(scale_lanes(va, ma), scale_lanes(vb, mb));
     const int32x4_t y = vaddq_n_s32(scale_lanes(sum, my), p.output_offset);
     lanes::store4(out + o, vminq_s32(vmaxq_s32(y, lo), hi), n);

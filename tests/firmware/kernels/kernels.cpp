@@ -79,7 +79,8 @@ void fill_quant(int32_t out_c, bool per_channel, bool with_bias, int32_t acc_sca
     // The same range in TFLite's terms (multiplier * 2^(shift - 31), multiplier in [2^30, 2^31)),
     // and one channel in 8 with a shift left first, whose products mostly saturate (and wrap).
     const int32_t log2_scale = 31 - __builtin_clz(static_cast<uint32_t>(acc_scale));
-    quantized_multiplier_pool[c] = {uniform(1 << 30, INT32_MAX), next() % 8 == 0 ? uniform(1, 3) : 1 - log2_scale - uniform(0, 10)};
+    const int32_t shift = next() % 8 == 0 ? uniform(1, 3) : 1 - log2_scale - uniform(0, 10);
+    quantized_multiplier_pool[c] = {uniform(1 << 30, INT32_MAX), shift};
     if (!per_channel) break;
   }
 }
