@@ -146,17 +146,6 @@ inline FixedPoint4 lane_multipliers(const QuantizedMultiplier& m) {
 // Channels c .. c + 3 from m = multipliers + c (the lanes past the predicate 0).
 inline float32x4_t load_multipliers(const float* m) { return vldrwq_f32(m); }
 inline float32x4_t load_multipliers(const float* m, mve_pred16_t p) { return vldrwq_z_f32(m, p); }
-// (Two gathers: GCC 12 emits VLD2's post-increment by a register, which the assembler refuses.)
-inline FixedPoint4 load_multipliers(const QuantizedMultiplier* m) {
-  const int32_t* words = reinterpret_cast<const int32_t*>(m);
-  const uint32x4_t word = vidupq_n_u32(0, 2);  // each lane's multiplier; its shift follows it
-  return {vldrwq_gather_shifted_offset_s32(words, word), vldrwq_gather_shifted_offset_s32(words + 1, word)};
-}
-inline FixedPoint4 load_multipliers(const QuantizedMultiplier* m, mve_pred16_t p) {
-  const int32_t* words = reinterpret_cast<const int32_t*>(m);
-  const uint32x4_t word = vidupq_n_u32(0, 2);
-  return {vldrwq_gather_shifted_offset_z_s32(words, word, p), vldrwq_gather_shifted_offset_z_s32(words + 1, word, p)};
-}
 // The channels at m + channel[lane] (the lanes past the predicate 0).
 inline float32x4_t gather_multipliers(const float* m, uint32x4_t channel) {
   return vldrwq_gather_shifted_offset_f32(m, channel);
@@ -173,6 +162,12 @@ inline FixedPoint4 gather_multipliers(const QuantizedMultiplier* m, uint32x4_t c
   const int32_t* words = reinterpret_cast<const int32_t*>(m);
   const uint32x4_t word = vshlq_n_u32(channel, 1);
   return {vldrwq_gather_shifted_offset_z_s32(words, word, p), vldrwq_gather_shifted_offset_z_s32(words + 1, word, p)};
+}
+// A QuantizedMultiplier's 4 consecutive channels: the gathers of lanes 0 .. 3 (a VLD2 would
+// deinterleave them, but GCC 12 emits its post-increment by a register, which the assembler refuses).
+inline FixedPoint4 load_multipliers(const QuantizedMultiplier* m) { return gather_multipliers(m, vidupq_n_u32(0, 1)); }
+inline FixedPoint4 load_multipliers(const QuantizedMultiplier* m, mve_pred16_t p) {
+  return gather_multipliers(m, vidupq_n_u32(0, 1), p);
 }
 
 // The 4 accumulators times their multipliers, rounded (before the clamp and the zero point).
