@@ -231,23 +231,26 @@ npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, con
   return memory;
 }
 
-// Integer input i as float32 in ONNX's order, each value dequantized ((q - zp) * scale, in float):
-// what the firmware's set_input_N takes, and quantizes back to the same integers (|q - zp| <= 255,
-// so the float error is far below half a step).
-npy::Array dequantized_input(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
+// Input i of a TFLite model as float32 in ONNX's order, what the firmware's set_input_N takes: a
+// float32 .npy as it is, an integer one dequantized ((q - zp) * scale, in float), which set_input_N
+// quantizes back to the same integers (|q - zp| <= 255, so the float error is far below half a step).
+npy::Array float_input_in_onnx_order(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
   const ModelInput in = load_model_input(m, i, path);
   const std::size_t count = static_cast<std::size_t>(t.elements());
-  std::vector<std::uint8_t> floats(count * 4);
-  for (std::size_t o = 0; o < count; ++o) {
-    const std::int32_t q = t.dtype == ir::DType::Int8 ? static_cast<std::int8_t>(in.array.data[o]) : in.array.data[o];
-    const float x = static_cast<float>(q - t.quant.zero_point[0]) * t.quant.scale[0];
-    std::memcpy(&floats[o * 4], &x, 4);
+  std::vector<std::uint8_t> floats = in.array.data;
+  if (in.array.dtype != "f4") {
+    floats.resize(count * 4);
+    for (std::size_t o = 0; o < count; ++o) {
+      const std::int32_t q = t.dtype == ir::DType::Int8 ? static_cast<std::int8_t>(in.array.data[o]) : in.array.data[o];
+      const float x = static_cast<float>(q - t.quant.zero_point[0]) * t.quant.scale[0];
+      std::memcpy(&floats[o * 4], &x, 4);
+    }
   }
   npy::Array a;
   a.dtype = "f4";
   a.shape = t.onnx_shape();
-  a.data = model_order_is_memory_order(m) ? between_onnx_and_model_order(m, t, floats, 4, false) : floats;
+  a.data = between_onnx_and_model_order(m, t, floats, 4, false);
   return a;
 }
 
@@ -428,7 +431,7 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   // firmware/run copies an integer input into the arena as it is, so in ONNX's order only where
   // that is the memory order: a channels-last image of an ONNX model is refused here, not by the
   // firmware in QEMU; one of a TFLite model (NHWC, its own order) goes through set_input_N as
-  // float32, dequantized. With --io-outside, run() reads each input where it lies in flash, as
+  // float32 in ONNX's order, dequantized if it is an integer one. With --io-outside, run() reads each input where it lies in flash, as
   // this writes it (of the model's type, in memory order): no RAM holds it.
   const bool in_place = !compile.io_in_arena;
   std::vector<std::string> firmware_inputs = options.inputs;
@@ -439,12 +442,13 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
       npy::save(firmware_inputs[i], memory_order_input(model, i, options.inputs[i]));
       continue;
     }
-    if (t.layout != ir::Layout::ChannelsLast || npy::load(options.inputs[i]).dtype == "f4") continue;
+    if (t.layout != ir::Layout::ChannelsLast) continue;
     if (model_order_is_memory_order(model)) {
-      firmware_inputs[i] = (dir / fmt::format("input_{}.dequantized.npy", i)).string();
-      npy::save(firmware_inputs[i], dequantized_input(model, i, options.inputs[i]));
+      firmware_inputs[i] = (dir / fmt::format("input_{}.onnx_order.npy", i)).string();
+      npy::save(firmware_inputs[i], float_input_in_onnx_order(model, i, options.inputs[i]));
       continue;
     }
+    if (npy::load(options.inputs[i]).dtype == "f4") continue;
     throw Error(fmt::format("run: --target takes input {} '{}' only as float32: the model keeps it channels-last, and "
                               "the firmware reads integer inputs in ONNX's order only (the host run takes both)",
                               i, t.name),
