@@ -18,6 +18,7 @@
 #include "tightfit/float_activations.hpp"  // Sigmoid, Tanh: MLAS's rational approximations
 #include "tightfit/float_rnn.hpp"          // LSTM, GRU
 #include "tightfit/float_math.hpp"         // Exp, Log, Erf, Softmax: ORT's (MLAS's, Eigen's) approximations
+#include "tightfit/reduce_loops.hpp"       // ReduceMean, ReduceMax, ReduceMin
 #include "tightfit/params.hpp"
 
 namespace tightfit {
@@ -205,42 +206,19 @@ inline void reduce_mean_float_rows(int32_t rows, int32_t count, const float* in,
 // next), the sum divided by the count.
 inline void reduce_mean_float(const ReduceMeanParams& p, const float* in, float* out) {
   const float count = static_cast<float>(p.count);
-  for (int32_t i0 = 0; i0 < p.kept_dims[0]; ++i0)
-    for (int32_t i1 = 0; i1 < p.kept_dims[1]; ++i1)
-      for (int32_t i2 = 0; i2 < p.kept_dims[2]; ++i2)
-        for (int32_t i3 = 0; i3 < p.kept_dims[3]; ++i3) {
-          const float* x = in + (i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2] + i3 * p.in_strides[3]);
-          float sum = -0.0f;  // -0 + x is x exactly: the same as starting from the first element
-          for (int32_t j0 = 0; j0 < p.reduced_dims[0]; ++j0)
-            for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1)
-              for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
-                const float* r = x + (j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2]);
-                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) sum += r[static_cast<std::ptrdiff_t>(j3) * p.in_strides[3]];
-              }
-          out[i0 * p.out_strides[0] + i1 * p.out_strides[1] + i2 * p.out_strides[2] + i3 * p.out_strides[3]] = sum / count;
-        }
+  // -0 + x is x exactly: the same as starting from the first element.
+  detail::reduce_in_index_order(
+      p, in, [](const float*) { return -0.0f; }, [](float sum, float x) { return sum + x; },
+      [&](int32_t o, float sum) { out[o] = sum / count; });
 }
 
 // ONNX ReduceMax (max true) or ReduceMin on float32 (ReduceMeanParams' layout, the fields past
 // `count` unused): the reduced elements compared in index order from the first, exact.
 inline void reduce_extreme_float(const ReduceMeanParams& p, const float* in, float* out, bool max) {
-  for (int32_t i0 = 0; i0 < p.kept_dims[0]; ++i0)
-    for (int32_t i1 = 0; i1 < p.kept_dims[1]; ++i1)
-      for (int32_t i2 = 0; i2 < p.kept_dims[2]; ++i2)
-        for (int32_t i3 = 0; i3 < p.kept_dims[3]; ++i3) {
-          const float* x = in + (i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2] + i3 * p.in_strides[3]);
-          float best = x[0];
-          for (int32_t j0 = 0; j0 < p.reduced_dims[0]; ++j0)
-            for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1)
-              for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
-                const float* r = x + (j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2]);
-                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) {
-                  const float v = r[static_cast<std::ptrdiff_t>(j3) * p.in_strides[3]];
-                  best = max ? (v > best ? v : best) : (v < best ? v : best);
-                }
-              }
-          out[i0 * p.out_strides[0] + i1 * p.out_strides[1] + i2 * p.out_strides[2] + i3 * p.out_strides[3]] = best;
-        }
+  detail::reduce_in_index_order(
+      p, in, [](const float* first) { return *first; },
+      [max](float best, float v) { return max ? (v > best ? v : best) : (v < best ? v : best); },
+      [&](int32_t o, float best) { out[o] = best; });
 }
 
 // ONNX Clip on float32 with bounds read at run time (one element each; nullptr: none), as ORT:

@@ -41,6 +41,7 @@
 #include "tightfit/numerics.hpp"
 #include "tightfit/params.hpp"
 #include "tightfit/integer_kernels.hpp"  // ConvInteger, MatMulInteger, batched QLinearMatMul
+#include "tightfit/reduce_loops.hpp"
 
 // The convolution and fully connected kernels have fast paths: for Cortex-M cores with Helium
 // (kernels_mve.hpp: MVE vectors, VMLADAV; Cortex-M55), taken when the compiler targets integer
@@ -1081,34 +1082,17 @@ constexpr int32_t slice_distance() { return 0; }
 // the count, quantized).  The sum of (q - zero point) is exact in int32; times
 // the scale it is ORT's float sum whenever that sum is exact (it rounds only
 // past 24 significant bits), then the same division by the count and the same
-// QuantizeLinear.  The spatial mean of a 4-D tensor is not computed here: the
-// importer makes it a GlobalAveragePool (ORT's integer kernel).
+// QuantizeLinear.  The spatial mean of a 4-D tensor from ONNX is not computed
+// here: the ONNX importer makes it a GlobalAveragePool (ORT's integer kernel).
 template <typename T>
 inline void reduce_mean(const ReduceMeanParams& p, const T* in, T* out) {
   const int32_t bias = -p.input_zero_point * p.count;
   const float count = static_cast<float>(p.count);
-  for (int32_t i0 = 0; i0 < p.kept_dims[0]; ++i0) {
-    for (int32_t i1 = 0; i1 < p.kept_dims[1]; ++i1) {
-      for (int32_t i2 = 0; i2 < p.kept_dims[2]; ++i2) {
-        for (int32_t i3 = 0; i3 < p.kept_dims[3]; ++i3) {
-          const T* x = in + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2] + i3 * p.in_strides[3];
-          int32_t acc = bias;
-          for (int32_t j0 = 0; j0 < p.reduced_dims[0]; ++j0) {
-            for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1) {
-              for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
-                const T* r = x + j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2];
-                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) acc += static_cast<int32_t>(r[static_cast<std::ptrdiff_t>(j3) * p.in_strides[3]]);
-              }
-            }
-          }
-          const float mean = (static_cast<float>(acc) * p.input_scale) / count;
-          const T q = quantize_linear<T>(mean, p.output_scale, p.output_zero_point);
-          out[i0 * p.out_strides[0] + i1 * p.out_strides[1] + i2 * p.out_strides[2] + i3 * p.out_strides[3]] =
-              static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
-        }
-      }
-    }
-  }
+  detail::reduce_in_index_order(p, in, detail::zero_sum<T>, detail::add_to_sum<T>, [&](int32_t o, int32_t sum) {
+    const float mean = (static_cast<float>(sum + bias) * p.input_scale) / count;
+    const T q = quantize_linear<T>(mean, p.output_scale, p.output_zero_point);
+    out[o] = static_cast<T>(clamp_int(static_cast<int32_t>(q), p.output_min, p.output_max));
+  });
 }
 
 // ONNX Resize, mode nearest, NHWC, with host-computed source indices.
