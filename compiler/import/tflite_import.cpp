@@ -848,25 +848,16 @@ class Importer {
     for (std::int64_t a : int_constant(input(op, 1))) axes.push_back(ir_axis(normalize_axis(a, xs.size()), xs.size()));
     std::sort(axes.begin(), axes.end());
     axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-    Shape kept = xs, y;
+    Shape y;
     for (std::size_t d = 0; d < xs.size(); ++d) {
       const bool reduced = std::count(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) > 0;
-      if (reduced) kept[d] = 1;
       if (!reduced || o.keep_dims()) y.push_back(reduced ? 1 : xs[d]);
     }
     const std::int32_t out_index = output_index(op);
     expect_shape(out_index, y);
     const ir::TensorId out = output(out_index);
-    if (xs.size() == 4 && axes == std::vector<std::int64_t>{2, 3}) {  // over H and W: the pool's kernel
-      if (o.keep_dims()) {
-        emit(ir::OpKind::GlobalAveragePool, {x}, out);
-        return;
-      }
-      const ir::TensorId pooled = add_activation(out_.tensors[out].name + ":pooled", kept, out_.tensors[out].quant);
-      emit(ir::OpKind::GlobalAveragePool, {x}, pooled);
-      emit(ir::OpKind::Reshape, {pooled}, out, ":squeeze");
-      return;
-    }
+    // Over any axes, H and W too: TFLite's MEAN rounds otherwise than its AVERAGE_POOL_2D
+    // (tflite_kernels.hpp, reduce_mean_tflite), so it is no GlobalAveragePool.
     emit(ir::OpKind::ReduceMean, {x}, out).attrs.axes = axes;
   }
 

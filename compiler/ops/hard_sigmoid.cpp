@@ -2,8 +2,9 @@
 // and 0.5; PyTorch exports 1/6 and 0.5). HardSwish (opset 14): x * HardSigmoid(x) with alpha 1/6
 // and beta 0.5, ONNX's definition of it. Both run as a 256-entry table (the runtime's lookup
 // kernel; the tables are host.hpp's build_hard_sigmoid_table and build_hard_swish_table, in float
-// as ONNX Runtime computes them between DequantizeLinear and QuantizeLinear). ONNX Runtime has no
-// QLinear form of either: the QDQ form only.
+// as ONNX Runtime computes them between DequantizeLinear and QuantizeLinear; under --numerics
+// tflite HardSwish's is build_hard_swish_table_tflite, TFLite Micro's HARD_SWISH). ONNX Runtime
+// has no QLinear form of either: the QDQ form only.
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
@@ -38,6 +39,12 @@ struct Emit : Emission {
   }
 
   void hard_swish(const std::string& id, const Node& n) {
+    // TFLite Micro's int8 HARD_SWISH (--numerics tflite): its 16-bit fixed point, whose output
+    // multiplier passes/numerics.cpp checked.
+    if (tflite())
+      return lookup(id, n, [](bool, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
+        tightfit::build_hard_swish_table_tflite(xs, xz, ys, yz, table);
+      });
     lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
       s8 ? tightfit::build_hard_swish_table<std::int8_t>(xs, xz, ys, yz, table)
          : tightfit::build_hard_swish_table<std::uint8_t>(xs, xz, ys, yz, table);

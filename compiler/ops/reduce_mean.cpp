@@ -162,6 +162,16 @@ struct Emit : Emission {
       call(n, fmt::format("tightfit::reduce_mean_float({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
       return;
     }
+    if (tflite()) {  // TFLite Micro's MEAN: 1/count inside a fixed-point multiplier
+      const tightfit::QuantizedMultiplier m = tightfit::tflite_mean_multiplier(x.quant.scale[0], y.quant.scale[0], count);
+      const std::string block = params("ReduceMeanTfliteParams", id,
+                                       fmt::format("{},{},{},{},{},{},{{{},{}}},{},{},{}", four(kept), four(reduced),
+                                                   four(in_s), four(out_s), count, x.quant.zero_point[0], m.multiplier,
+                                                   m.shift, y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
+                                       23);
+      return call(n, fmt::format("tightfit::reduce_mean_tflite<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                                 pointer(n.outputs[0])));
+    }
     const std::string block = params(
         "ReduceMeanParams", id,
         fmt::format("{},{},{},{},{},{},{},{},{},{},{}", four(kept), four(reduced), four(in_s), four(out_s), count,

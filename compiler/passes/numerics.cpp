@@ -1,6 +1,7 @@
 // check_numerics(): under TFLite numerics, every node is one whose TFLite arithmetic the kernels
 // reproduce (docs/numerics.md, "TFLite numerics"), or one that rounds nothing.
 #include <fmt/format.h>
+#include <tightfit/host.hpp>
 
 #include "error.hpp"
 #include "passes/passes.hpp"
@@ -69,9 +70,25 @@ std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
         return "TFLite's Q4.27 input rescaling needs one input scale of at least 2^-28";
       return {};
     }
+    case ir::OpKind::HardSwish: {
+      const ir::Tensor& x = g.tensors[n.inputs[0]];
+      if (x.dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8) return "TFLite Micro's HARD_SWISH takes int8";
+      // TFLite Micro's Prepare requires the output multiplier's exponent to be at most 0.
+      if (tightfit::tflite_hard_swish_params(x.quant.scale[0], y.quant.scale[0]).output_exponent > 0)
+        return "TFLite Micro's HARD_SWISH needs an output scale above 1/128 of the input's";
+      return {};
+    }
+    case ir::OpKind::ReduceMean:
+      if (g.tensors[n.inputs[0]].dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8)
+        return "TFLite Micro's int8 MEAN takes int8";
+      return {};
     case ir::OpKind::Concat:
+      // TFLite's int8 spec gives CONCATENATION's inputs the output's scale and zero point; TFLite
+      // Micro copies their bytes unchanged whatever their quantization.
       for (ir::TensorId in : n.inputs)
-        if (!same_quant(g.tensors[in], y)) return "a Concat that requantizes an input has no TFLite rule here";
+        if (!same_quant(g.tensors[in], y))
+          return "TFLite's int8 CONCATENATION needs every input quantized as its output (TFLite Micro would copy "
+                 "the bytes unrequantized)";
       return {};
     default:
       return "no TFLite arithmetic for this operator yet";

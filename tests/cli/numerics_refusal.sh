@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Under --numerics tflite a node whose TFLite arithmetic the kernels do not reproduce (a
 # QLinearLeakyRelu), or whose quantization TFLite's kernel does not take (a Tanh whose output is not
-# scale 1/128, zero point 0), is refused: one line naming the node and the option, exit status 1,
-# no output written. A QLinearSigmoid quantized as TFLite's LOGISTIC (scale 1/256, zero point
+# scale 1/128, zero point 0; a QLinearConcat that requantizes, outside TFLite's int8 spec), is
+# refused: one line naming the node and the option, exit status 1, no output written. A QLinearSigmoid quantized as TFLite's LOGISTIC (scale 1/256, zero point
 # -128) compiles, into a table (its entries: tests/runtime/tflite_activations_test.cpp), and a
 # QLinearMul into TFLite's MUL (mul_tflite: tests/runtime/numerics_test.cpp). TFLite
 # Micro's micro_speech (as ONNX) compiles under both numerics, and the multipliers the generated
@@ -26,6 +26,7 @@ refused() {  # MODEL PATTERN: refused under tflite in one line matching PATTERN,
 }
 refused "$models/unit_leakyrelu_s8.qop.onnx" "QLinearLeakyRelu.*TFLite numerics.*--numerics ort"
 refused "$models/unit_tanh_s8.qop.onnx" "Tanh.*TFLite numerics: TFLite's int8 TANH writes scale 1/128, zero point 0"
+refused "$models/unit_concat_s8.qop.onnx" "QLinearConcat.*CONCATENATION needs every input quantized as its output"
 
 for numerics in ort tflite; do
   "$tightfit" compile "$models/unit_sigmoid_s8.qop.onnx" --numerics $numerics --target none --name sigmoid \

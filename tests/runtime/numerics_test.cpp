@@ -267,3 +267,45 @@ TEST_CASE("TFLite's MUL rounds the product as MultiplyByQuantizedMultiplier", "[
   CHECK(y[2] == 7);   // 21 / 3
   CHECK(y[3] == -7);
 }
+
+TEST_CASE("TFLite's MEAN folds 1/count into its multiplier, truncating, as QuantizedMeanOrSum", "[runtime][numerics][tflite]") {
+  const tightfit::QuantizedMultiplier third = tightfit::tflite_mean_multiplier(1.0f, 1.0f, 3);
+  CHECK(third.multiplier == 715827882);  // 2^31 / 3 = 715827882.67, truncated
+  CHECK(third.shift == 0);
+  const tightfit::QuantizedMultiplier quarter = tightfit::tflite_mean_multiplier(0.5f, 0.25f, 4);
+  CHECK(quarter.multiplier == (1 << 30));  // (0.5 / 0.25) / 4 = 2^30 * 2^(0 - 31)
+  CHECK(quarter.shift == 0);
+  // The shift is capped at 31 plus the multiplier's, so that the result's stays at least -31.
+  const tightfit::QuantizedMultiplier tiny = tightfit::tflite_mean_multiplier(0x1p-30f, 1.0f, 16);
+  CHECK(tiny.multiplier == (1 << 28));
+  CHECK(tiny.shift == -31);
+}
+
+TEST_CASE("TFLite's MEAN rounds a negative half up, where AVERAGE_POOL_2D rounds it away from zero",
+          "[runtime][numerics][tflite]") {
+  // Means of two elements along the innermost axis: {-1, 0}, {1, 0}, {-3, 0}, {5, 4}.
+  tightfit::ReduceMeanTfliteParams p{{1, 1, 4, 1}, {1, 1, 1, 2}, {0, 0, 2, 1}, {0, 0, 1, 0}, 2, 0, {}, 0, -128, 127};
+  p.multiplier = tightfit::tflite_mean_multiplier(0.1f, 0.1f, 2);
+  const int8_t x[8] = {-1, 0, 1, 0, -3, 0, 5, 4};
+  int8_t y[4] = {};
+  tightfit::reduce_mean_tflite(p, x, y);
+  CHECK(y[0] == 0);   // -0.5: SaturatingRoundingDoublingHighMul rounds half up
+  CHECK(y[1] == 1);   // 0.5
+  CHECK(y[2] == -1);  // -1.5
+  CHECK(y[3] == 5);   // 4.5
+  tightfit::AveragePoolParams pool{};
+  pool.batch = 1, pool.in_h = 1, pool.in_w = 2, pool.channels = 1, pool.out_h = 1, pool.out_w = 1;
+  pool.kernel_h = 1, pool.kernel_w = 2, pool.stride_h = 1, pool.stride_w = 1, pool.output_min = -128, pool.output_max = 127;
+  int8_t pooled = 0;
+  tightfit::average_pool_tflite(pool, x, &pooled);
+  CHECK(pooled == -1);  // the same -0.5, away from zero
+  // With the input's zero point and another output quantization: (x - 10) * 0.1 / 0.05 + 3.
+  p.input_zero_point = 10, p.output_zero_point = 3;
+  p.multiplier = tightfit::tflite_mean_multiplier(0.1f, 0.05f, 2);
+  const int8_t z[8] = {10, 11, 20, 30, 0, 1, -118, -118};
+  tightfit::reduce_mean_tflite(p, z, y);
+  CHECK(y[0] == 4);     // mean 0.5 -> 1 + 3
+  CHECK(y[1] == 33);    // mean 15 -> 30 + 3
+  CHECK(y[2] == -16);   // mean -9.5 -> -19 + 3
+  CHECK(y[3] == -128);  // mean -128 -> -256 + 3: clamped
+}

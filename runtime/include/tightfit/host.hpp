@@ -90,6 +90,21 @@ inline MulTfliteParams tflite_mul_params(const BinaryShape& shape, float a_scale
   return p;
 }
 
+// MEAN on int8 (TFLite Micro's PrepareMeanOrSum, then QuantizedMeanOrSum's readaptation):
+// QuantizeMultiplier(double(x_scale) / double(y_scale)), then 1/count folded in: the multiplier
+// moved left by floor(log2(count)) (at most 32, and at most 31 + its shift), divided by the count
+// in integers, truncating, and the shift lowered as much.
+inline QuantizedMultiplier tflite_mean_multiplier(float x_scale, float y_scale, int64_t count) {
+  QuantizedMultiplier m = quantize_multiplier(static_cast<double>(x_scale) / static_cast<double>(y_scale));
+  int32_t shift = 0;
+  while ((count >> (shift + 1)) != 0) ++shift;
+  if (shift > 32) shift = 32;
+  if (shift > 31 + m.shift) shift = 31 + m.shift;
+  m.multiplier = static_cast<int32_t>((static_cast<int64_t>(m.multiplier) << shift) / count);
+  m.shift -= shift;
+  return m;
+}
+
 // SOFTMAX on int8 with beta 1 (TFLite Micro's CalculateSoftmaxParams, PreprocessSoftmaxScaling,
 // CalculateInputRadius): the input scale as a Q5.26 multiplier capped at 2^31 - 1, and the least
 // difference from the row's maximum whose exponential is not 0.
@@ -279,6 +294,87 @@ inline void build_tanh_table_tflite(float x_scale, int32_t x_zero_point, uint8_t
   build_tflite_activation_table(x_scale, x_zero_point, [](int32_t q4) {
     return clamp_int(rounding_divide_by_pot(detail::tanh_q4(q4), 24), -128, 127);
   }, table);
+}
+
+// TFLite Micro's int8 HARD_SWISH (--numerics tflite; hard_swish_common.cc's Prepare and
+// reference_ops::HardSwish): 16-bit fixed point. The input minus its zero point, times 2^7, is
+// scaled to the output (gemmlowp's rounding doubling high multiply by a Q15 multiplier) and, by a
+// second multiplier and shift that saturate, to a "relu-ish" factor in [-1, 1] (3.0 at 32768),
+// moved to [0, 1]; their product (TFLite's doubling high multiply, truncating), shifted right
+// with rounding, plus the output zero point, clamped. The multipliers come from the float scales
+// as TFLite computes them: QuantizeMultiplier, then rounded to 16 bits (DownScaleInt32ToInt16-
+// Multiplier).
+struct HardSwishTflite {
+  int16_t output_multiplier;  // Q15
+  int32_t output_exponent;    // <= 0 (TFLite Micro's Prepare requires it)
+  int16_t reluish_multiplier;  // Q15
+  int32_t reluish_exponent;
+};
+
+namespace detail {
+
+inline int16_t downscale_to_q15(int32_t multiplier) {
+  constexpr int32_t kRounding = 1 << 15;
+  if (multiplier >= INT32_MAX - kRounding) return INT16_MAX;
+  return static_cast<int16_t>((multiplier + kRounding) >> 16);
+}
+
+// gemmlowp's SaturatingRoundingDoublingHighMul on int16.
+inline int16_t rounding_doubling_high_mul_q15(int16_t a, int16_t b) {
+  if (a == b && a == INT16_MIN) return INT16_MAX;
+  const int32_t product = int32_t{a} * int32_t{b};
+  return static_cast<int16_t>((product + (product >= 0 ? (1 << 14) : 1 - (1 << 14))) / (1 << 15));
+}
+
+// TFLite's SaturatingDoublingHighMul on int16: as above, truncating toward zero.
+inline int16_t doubling_high_mul_q15(int16_t a, int16_t b) {
+  if (a == b && a == INT16_MIN) return INT16_MAX;
+  return static_cast<int16_t>(int32_t{a} * int32_t{b} / (1 << 15));
+}
+
+// gemmlowp's RoundingDivideByPOT on int16: its mask is an int16 too, so for exponents of 16 and
+// more it is -1 (reached only by scales far outside int8 models; kept for exactness).
+inline int16_t rounding_divide_by_pot_q15(int16_t x, int32_t exponent) {
+  const auto mask = static_cast<int16_t>((int64_t{1} << exponent) - 1);
+  const auto remainder = static_cast<int16_t>(x & mask);
+  const auto threshold = static_cast<int16_t>((mask >> 1) + (x < 0 ? 1 : 0));
+  return static_cast<int16_t>((x >> exponent) + (remainder > threshold ? 1 : 0));
+}
+
+// TFLite's SaturatingLeftShift on int16.
+inline int16_t saturating_left_shift_q15(int16_t x, int32_t amount) {
+  const int64_t shifted = int64_t{x} * (int64_t{1} << amount);
+  return static_cast<int16_t>(shifted > INT16_MAX ? INT16_MAX : shifted < INT16_MIN ? INT16_MIN : shifted);
+}
+
+}  // namespace detail
+
+inline HardSwishTflite tflite_hard_swish_params(float x_scale, float y_scale) {
+  const float hires_input_scale = (1.0f / 128.0f) * x_scale;
+  const float reluish_scale = 3.0f / 32768.0f;
+  const QuantizedMultiplier output = quantize_multiplier(static_cast<double>(hires_input_scale / y_scale));
+  const QuantizedMultiplier reluish = quantize_multiplier(static_cast<double>(hires_input_scale / reluish_scale));
+  return {detail::downscale_to_q15(output.multiplier), output.shift, detail::downscale_to_q15(reluish.multiplier),
+          reluish.shift};
+}
+
+inline void build_hard_swish_table_tflite(float x_scale, int32_t x_zero_point, float y_scale, int32_t y_zero_point,
+                                          uint8_t table[256]) {
+  const HardSwishTflite p = tflite_hard_swish_params(x_scale, y_scale);
+  for (int i = 0; i < 256; ++i) {
+    const auto input = static_cast<int16_t>(static_cast<int8_t>(i) - x_zero_point);
+    const auto hires = static_cast<int16_t>(input * (1 << 7));
+    const int16_t on_output_scale = detail::rounding_doubling_high_mul_q15(hires, p.output_multiplier);
+    int16_t reluish = hires;
+    if (p.reluish_exponent > 0) reluish = detail::saturating_left_shift_q15(reluish, p.reluish_exponent - 1);
+    reluish = detail::rounding_doubling_high_mul_q15(reluish, p.reluish_multiplier);
+    if (p.reluish_exponent > 0) reluish = detail::saturating_left_shift_q15(reluish, 1);
+    if (p.reluish_exponent < 0) reluish = detail::rounding_divide_by_pot_q15(reluish, -p.reluish_exponent);
+    reluish = static_cast<int16_t>((reluish + (1 << 15)) >> 1);  // [-1, 1] -> [0, 1]
+    const int16_t product = detail::doubling_high_mul_q15(reluish, on_output_scale);
+    const auto y = static_cast<int16_t>(detail::rounding_divide_by_pot_q15(product, -p.output_exponent) + y_zero_point);
+    table[i] = static_cast<uint8_t>(static_cast<int8_t>(clamp_int(y, -128, 127)));
+  }
 }
 
 // Log between DequantizeLinear and QuantizeLinear (ORT's float Log): log(0) = -inf saturates to

@@ -295,6 +295,22 @@ struct ReduceMeanParams {
   int32_t output_min, output_max;
 };
 
+// MEAN as TFLite Micro computes it on int8 (--numerics tflite; its QuantizedMeanOrSum), with
+// ReduceMeanParams' geometry: the sum of (q - input zero point) over the reduced elements, times
+// a fixed-point multiplier that holds 1/count (tflite_mean_multiplier() in host.hpp), plus the
+// output zero point, clamped.
+struct ReduceMeanTfliteParams {
+  int32_t kept_dims[4];
+  int32_t reduced_dims[4];
+  int32_t in_strides[4];
+  int32_t out_strides[4];
+  int32_t count;  // product of reduced_dims
+  int32_t input_zero_point;
+  QuantizedMultiplier multiplier;
+  int32_t output_zero_point;
+  int32_t output_min, output_max;
+};
+
 // Channel shuffle (ShuffleNet's Reshape [N, C, H, W] -> [N, groups, C/groups, H, W], Transpose
 // [0, 2, 1, 3, 4], Reshape back): in each of `outer` blocks of groups * group_size channels,
 // channel i * group_size + j goes to j * groups + i, each channel a run of `inner` elements

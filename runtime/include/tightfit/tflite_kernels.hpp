@@ -5,7 +5,8 @@
 // fully_connected() take an array of QuantizedMultiplier and requantize with
 // multiply_by_quantized_multiplier() (numerics.hpp). Here are the operators whose arithmetic
 // differs beyond the requantization: ADD (inputs moved left by 20 bits, scaled one by one),
-// AVERAGE_POOL_2D (an integer mean rounded half away from zero) and SOFTMAX (CMSIS-NN's
+// AVERAGE_POOL_2D (an integer mean rounded half away from zero), MEAN (1/count in the multiplier)
+// and SOFTMAX (CMSIS-NN's
 // arm_softmax_s8: gemmlowp's fixed-point exp and reciprocal). Integer arithmetic only: the same
 // bits on every core. Included by kernels.hpp.
 #pragma once
@@ -94,6 +95,19 @@ inline void average_pool_tflite(const AveragePoolParams& p, const T* in, T* out)
   }
 }
 
+// MEAN on int8 (TFLite Micro's reference QuantizedMeanOrSum, which it runs for every int8 MEAN):
+// per output element the sum of the reduced values minus count times the input zero point, times
+// the multiplier (MultiplyByQuantizedMultiplier), plus the output zero point, clamped. Not
+// AVERAGE_POOL_2D's rounding: the two differ by 1 where the mean is near half an integer. Loops as
+// reduce_mean().
+template <typename T>
+inline void reduce_mean_tflite(const ReduceMeanTfliteParams& p, const T* in, T* out) {
+  const int32_t bias = -p.input_zero_point * p.count;
+  detail::reduce_in_index_order(p, in, detail::zero_sum<T>, detail::add_to_sum<T>, [&](int32_t o, int32_t sum) {
+    const int32_t y = multiply_by_quantized_multiplier(sum + bias, p.multiplier) + p.output_zero_point;
+    out[o] = static_cast<T>(clamp_int(y, p.output_min, p.output_max));
+  });
+}
 
 // SOFTMAX on int8 as TFLite Micro + CMSIS-NN runs it (arm_softmax_s8; TFLite's reference kernel
 // gives the same bytes on its models): per row, each difference from the maximum at or above
