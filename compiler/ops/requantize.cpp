@@ -1,6 +1,7 @@
 // Requantize: change the scale, zero point or dtype of an integer tensor (made by QuantizeLinear
-// after DequantizeLinear, by Relu/Clip and by Concat; no ONNX operator of its own). From int32:
-// float(x - zp) * scale, then QuantizeLinear.
+// after DequantizeLinear, by Relu/Clip and by Concat; no ONNX operator of its own; a .tflite's
+// QUANTIZE between int8 quantizations and RELU that requantizes). From int32: float(x - zp) *
+// scale, then QuantizeLinear.
 #include "ops/operator.hpp"
 #include "emit/emission.hpp"
 
@@ -28,6 +29,12 @@ struct Emit : Emission {
 
   void requantize(const std::string& id, const Node& n) {
     if (in(n, 0).dtype == DType::Int32) return requantize_accumulator(id, n);
+    // TFLite's QUANTIZE or RELU between int8 quantizations (--numerics tflite; passes/numerics.cpp
+    // checked the types): the fixed-point multiplier.
+    if (tflite())
+      return lookup(id, n, [](bool, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
+        tightfit::build_requantize_table_tflite(xs, xz, ys, yz, table);
+      });
     lookup(id, n, [](bool s8, float xs, std::int32_t xz, float ys, std::int32_t yz, std::uint8_t table[256]) {
       s8 ? tightfit::build_requantize_table<std::int8_t>(xs, xz, ys, yz, table)
          : tightfit::build_requantize_table<std::uint8_t>(xs, xz, ys, yz, table);

@@ -78,6 +78,14 @@ std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
         return "TFLite Micro's HARD_SWISH needs an output scale above 1/128 of the input's";
       return {};
     }
+    case ir::OpKind::Requantize:
+      if (g.tensors[n.inputs[0]].dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8)
+        return "TFLite's requantization (QUANTIZE) is int8 to int8 here";
+      // TFLite Micro's RELU6 clamps in its input's quantization and writes the input's bytes: it
+      // has no requantizing form (the importer labels nodes with the TFLite operator's name).
+      if (n.onnx_op == "RELU6" || n.onnx_op == "RELU_N1_TO_1")
+        return "TFLite Micro's RELU6 does not requantize: its output must be quantized as its input";
+      return {};
     case ir::OpKind::ReduceMean:
       if (g.tensors[n.inputs[0]].dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8)
         return "TFLite Micro's int8 MEAN takes int8";

@@ -429,6 +429,20 @@ inline void build_requantize_table(float x_scale, int32_t x_zp, float y_scale, i
   build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return v; }, table);
 }
 
+// TFLite's int8 -> int8 requantization (--numerics tflite): QUANTIZE between two int8
+// quantizations (TFLite Micro's reference_ops::Requantize) and a RELU whose output is quantized
+// otherwise (its ReluQuantized; the clamp at the output's zero point is the fused clamp the
+// compiler applies to the table). x - zx through MultiplyByQuantizedMultiplier by
+// QuantizeMultiplier(double(x_scale) / double(y_scale)), + zy, clamped.
+inline void build_requantize_table_tflite(float x_scale, int32_t x_zero_point, float y_scale, int32_t y_zero_point,
+                                          uint8_t table[256]) {
+  const QuantizedMultiplier m = quantize_multiplier(static_cast<double>(x_scale) / static_cast<double>(y_scale));
+  for (int i = 0; i < 256; ++i) {
+    const int32_t y = multiply_by_quantized_multiplier(static_cast<int8_t>(i) - x_zero_point, m) + y_zero_point;
+    table[i] = static_cast<uint8_t>(static_cast<int8_t>(clamp_int(y, -128, 127)));
+  }
+}
+
 // QLinearSoftmax's table (QlinearBuildLookupUint32 with EXP_OUT_DTYPE float):
 // exp((i - 255 + shift) * x_scale) in double, stored as float, where
 // shift = max(0, log(FLT_MAX / reduce_len) - 5) / x_scale; for int8 the entry
