@@ -201,8 +201,8 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
 }
 
 // Input i as run() reads it with --io-outside: of the model's type (floats quantized as its
-// set_input_i does, with the runtime's own quantize_linear), in memory order; flat. What the
-// firmware builds into flash to be read where it lies. The .npy is in the model's order.
+// set_input_i does, with the runtime's own quantize_linear or quantize_tflite), in memory order;
+// flat. What the firmware builds into flash to be read where it lies. The .npy is in the model's order.
 npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
   const ModelInput in = load_model_input(m, i, path);
@@ -225,8 +225,12 @@ npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, con
     std::memcpy(&x, &a.data[o * 4], 4);
     const float scale = t.quant.scale[0];
     const std::int32_t zero_point = t.quant.zero_point[0];
-    *to = t.dtype == ir::DType::Int8 ? static_cast<std::uint8_t>(tightfit::quantize_linear<std::int8_t>(x, scale, zero_point))
-                                     : tightfit::quantize_linear<std::uint8_t>(x, scale, zero_point);
+    auto quantized = [&](auto type_zero) {  // as set_input_i: TFLite's rounding or ORT's
+      using T = decltype(type_zero);
+      return m.graph.numerics == ir::Numerics::Tflite ? tightfit::quantize_tflite<T>(x, scale, zero_point)
+                                                      : tightfit::quantize_linear<T>(x, scale, zero_point);
+    };
+    *to = t.dtype == ir::DType::Int8 ? static_cast<std::uint8_t>(quantized(std::int8_t{})) : quantized(std::uint8_t{});
   }
   return memory;
 }

@@ -23,6 +23,12 @@
 namespace tightfit::emit {
 namespace {
 
+// The runtime function set_input_N quantizes a float with: TFLite's QUANTIZE rounds a tie away
+// from zero, ORT's QuantizeLinear to even (numerics.hpp).
+const char* quantize_function(const ir::Graph& g) {
+  return g.numerics == ir::Numerics::Tflite ? "quantize_tflite" : "quantize_linear";
+}
+
 class Emitter : public Emission {
  public:
   using Emission::Emission;
@@ -268,7 +274,8 @@ class Emitter : public Emission {
         s += fmt::format("\nvoid get_output_{}(float* onnx_order, {}) {{\n  const {}* q = {};\n", b.index,
                          options_.io_in_arena ? "const std::uint8_t* " + holder : "const " + type + "* output", type, target);
       std::string element =
-          input ? fmt::format("q[{{m}}] = tightfit::quantize_linear<{}>(onnx_order[{{o}}], {}, {});", type, scale_text, zp_text)
+          input ? fmt::format("q[{{m}}] = tightfit::{}<{}>(onnx_order[{{o}}], {}, {});", quantize_function(g_), type,
+                              scale_text, zp_text)
                 : fmt::format("onnx_order[{{o}}] = tightfit::dequantize_linear(q[{{m}}], {}, {});", scale_text, zp_text);
       if (t.dtype == DType::Float32)  // a float input or output of the model itself (DynamicQuantizeLinear): a copy
         element = input ? "q[{m}] = onnx_order[{o}];" : "onnx_order[{o}] = q[{m}];";

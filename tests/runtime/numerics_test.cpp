@@ -309,3 +309,16 @@ TEST_CASE("TFLite's MEAN rounds a negative half up, where AVERAGE_POOL_2D rounds
   CHECK(y[2] == -16);   // mean -9.5 -> -19 + 3
   CHECK(y[3] == -128);  // mean -128 -> -256 + 3: clamped
 }
+
+TEST_CASE("TFLite's QUANTIZE rounds a tie away from zero, QuantizeLinear to even", "[runtime][numerics][tflite]") {
+  CHECK(tightfit::quantize_tflite<std::int8_t>(0.25f, 0.5f, 0) == 1);  // 0.5
+  CHECK(tightfit::quantize_linear<std::int8_t>(0.25f, 0.5f, 0) == 0);
+  CHECK(tightfit::quantize_tflite<std::int8_t>(-0.25f, 0.5f, 0) == -1);
+  CHECK(tightfit::quantize_linear<std::int8_t>(-0.25f, 0.5f, 0) == 0);
+  CHECK(tightfit::quantize_tflite<std::int8_t>(1.25f, 0.5f, 3) == 3 + 3);  // 2.5
+  CHECK(tightfit::quantize_linear<std::int8_t>(1.25f, 0.5f, 3) == 2 + 3);
+  CHECK(tightfit::quantize_tflite<std::int8_t>(-0.75f, 0.5f, 0) == -2);  // -1.5: both
+  CHECK(tightfit::quantize_tflite<std::int8_t>(0.2499999f, 0.5f, 0) == 0);  // just below the tie
+  CHECK(tightfit::quantize_tflite<std::int8_t>(100.0f, 0.5f, -3) == 127);   // saturated
+  CHECK(tightfit::quantize_tflite<std::uint8_t>(-100.0f, 0.5f, 10) == 0);
+}

@@ -386,17 +386,40 @@ inline int32_t tanh_q4(int32_t x) {
 
 }  // namespace detail
 
-// ORT's MlasQuantizeLinear (QuantizeLinear, and the last step of every lookup
-// table that ORT builds): x / scale (a division, not a multiplication by the
-// reciprocal), rounded half to even, plus the zero point, saturated.
+namespace detail {
+
+// x / scale (a division, not a multiplication by the reciprocal: ORT and TFLite both divide),
+// clamped to T's range less the zero point: the value both quantizations round.
 template <typename T>
-inline T quantize_linear(float x, float scale, int32_t zero_point) {
+inline float scaled_in_range(float x, float scale, int32_t zero_point) {
   const float lo = static_cast<float>(QuantLimits<T>::kMin - zero_point);
   const float hi = static_cast<float>(QuantLimits<T>::kMax - zero_point);
-  float value = x / scale;
-  value = value < lo ? lo : value;
-  value = value > hi ? hi : value;
+  const float value = x / scale;
+  return value < lo ? lo : value > hi ? hi : value;
+}
+
+}  // namespace detail
+
+// ORT's MlasQuantizeLinear (QuantizeLinear, and the last step of every lookup table that ORT
+// builds): x / scale rounded half to even, plus the zero point, saturated.
+template <typename T>
+inline T quantize_linear(float x, float scale, int32_t zero_point) {
+  const float value = detail::scaled_in_range<T>(x, scale, zero_point);
   return static_cast<T>(static_cast<int32_t>(round_half_even(value)) + zero_point);
+}
+
+// TFLite's QUANTIZE of a float (reference_ops::AffineQuantize; --numerics tflite): x / scale in
+// float, rounded half away from zero (TfLiteRound, std::round), plus the zero point, saturated.
+// Ties to even, then a tie moved away from zero: value - even is exact (|value| is small and
+// `even` the integer nearest it).
+template <typename T>
+inline T quantize_tflite(float x, float scale, int32_t zero_point) {
+  const float value = detail::scaled_in_range<T>(x, scale, zero_point);
+  float rounded = round_half_even(value);
+  const float tie = value - rounded;
+  if (tie == 0.5f && value > 0.0f) rounded += 1.0f;
+  if (tie == -0.5f && value < 0.0f) rounded -= 1.0f;
+  return static_cast<T>(static_cast<int32_t>(rounded) + zero_point);
 }
 
 // ORT's DequantizeLinear: (x - zero_point) as an integer, times scale.
