@@ -202,7 +202,8 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
 
 // Input i as run() reads it with --io-outside: of the model's type (floats quantized as its
 // set_input_i does, with the runtime's own quantize_linear or quantize_tflite), in memory order;
-// flat. What the firmware builds into flash to be read where it lies. The .npy is in the model's order.
+// flat. What the firmware builds into flash to be read where it lies. The .npy is in the model's
+// order.
 npy::Array memory_order_input(const driver::CompiledModel& m, std::size_t i, const std::string& path) {
   const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
   const ModelInput in = load_model_input(m, i, path);
@@ -435,8 +436,9 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   // firmware/run copies an integer input into the arena as it is, so in ONNX's order only where
   // that is the memory order: a channels-last image of an ONNX model is refused here, not by the
   // firmware in QEMU; one of a TFLite model (NHWC, its own order) goes through set_input_N as
-  // float32 in ONNX's order, dequantized if it is an integer one. With --io-outside, run() reads each input where it lies in flash, as
-  // this writes it (of the model's type, in memory order): no RAM holds it.
+  // float32 in ONNX's order, dequantized if it is an integer one. With --io-outside, run() reads
+  // each input where it lies in flash, as this writes it (of the model's type, in memory order):
+  // no RAM holds it.
   const bool in_place = !compile.io_in_arena;
   std::vector<std::string> firmware_inputs = options.inputs;
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {

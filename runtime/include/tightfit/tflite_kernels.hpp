@@ -6,9 +6,9 @@
 // multiply_by_quantized_multiplier() (numerics.hpp). Here are the operators whose arithmetic
 // differs beyond the requantization: ADD (inputs moved left by 20 bits, scaled one by one),
 // AVERAGE_POOL_2D (an integer mean rounded half away from zero), MEAN (1/count in the multiplier)
-// and SOFTMAX (CMSIS-NN's
-// arm_softmax_s8: gemmlowp's fixed-point exp and reciprocal). Integer arithmetic only: the same
-// bits on every core. Included by kernels.hpp.
+// and SOFTMAX (CMSIS-NN's arm_softmax_s8: gemmlowp's fixed-point exp and reciprocal). Integer
+// arithmetic only: the same bits on every core. Included by kernels.hpp. LOGISTIC, TANH,
+// HARD_SWISH and int8 QUANTIZE are tables built on the host (host.hpp) for the lookup kernel.
 #pragma once
 
 #include <cstdint>
