@@ -19,6 +19,11 @@ bool quantized_as(const ir::Tensor& t, float scale, std::int32_t zero_point) {
   return t.quant.scale == std::vector<float>{scale} && t.quant.zero_point == std::vector<std::int32_t>{zero_point};
 }
 
+// True when `n` reads and writes int8 (the element-wise kernels of TFLite Micro take no other).
+bool int8_to_int8(const ir::Graph& g, const ir::Node& n) {
+  return g.tensors[n.inputs[0]].dtype == ir::DType::Int8 && g.tensors[n.outputs[0]].dtype == ir::DType::Int8;
+}
+
 // Why TFLite's arithmetic is not available for `n`, or empty when it is.
 std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
   const ir::Tensor& y = g.tensors[n.outputs[0]];
@@ -60,7 +65,7 @@ std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
       // input into Q4.27 (host.hpp, build_tflite_activation_table).
       const bool logistic = n.op == ir::OpKind::Sigmoid;
       const ir::Tensor& x = g.tensors[n.inputs[0]];
-      if (x.dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8)
+      if (!int8_to_int8(g, n))
         return logistic ? "TFLite Micro's LOGISTIC takes int8" : "TFLite Micro's TANH takes int8";
       if (logistic && !quantized_as(y, 1.0f / 256, -128))
         return "TFLite's int8 LOGISTIC writes scale 1/256, zero point -128";
@@ -72,14 +77,14 @@ std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
     }
     case ir::OpKind::HardSwish: {
       const ir::Tensor& x = g.tensors[n.inputs[0]];
-      if (x.dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8) return "TFLite Micro's HARD_SWISH takes int8";
+      if (!int8_to_int8(g, n)) return "TFLite Micro's HARD_SWISH takes int8";
       // TFLite Micro's Prepare requires the output multiplier's exponent to be at most 0.
       if (tightfit::tflite_hard_swish_params(x.quant.scale[0], y.quant.scale[0]).output_exponent > 0)
         return "TFLite Micro's HARD_SWISH needs an output scale above 1/128 of the input's";
       return {};
     }
     case ir::OpKind::Requantize:
-      if (g.tensors[n.inputs[0]].dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8)
+      if (!int8_to_int8(g, n))
         return "TFLite's requantization (QUANTIZE) is int8 to int8 here";
       // TFLite Micro's RELU6 clamps in its input's quantization and writes the input's bytes: it
       // has no requantizing form (the importer labels nodes with the TFLite operator's name).
@@ -87,7 +92,7 @@ std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
         return "TFLite Micro's RELU6 does not requantize: its output must be quantized as its input";
       return {};
     case ir::OpKind::ReduceMean:
-      if (g.tensors[n.inputs[0]].dtype != ir::DType::Int8 || y.dtype != ir::DType::Int8)
+      if (!int8_to_int8(g, n))
         return "TFLite Micro's int8 MEAN takes int8";
       return {};
     case ir::OpKind::Concat:
