@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "error.hpp"
 #include "import/import.hpp"
+#include "ops/operator.hpp"
 #include "import/onnx_import.hpp"
 #include "import/tflite_import.hpp"
 #include "util/model_text.hpp"
@@ -64,7 +65,7 @@ std::int64_t total_weight_bytes(const ir::Graph& g) {
 
 std::int64_t total_macs(const ir::Graph& g) {
   std::int64_t macs = 0;
-  for (const auto& n : g.nodes) macs += g.macs(n);
+  for (const auto& n : g.nodes) macs += ops::macs(g, n);
   return macs;
 }
 
@@ -90,7 +91,7 @@ void print_text(const ir::Graph& g) {
     const ir::Tensor& y = g.tensors[n.outputs[0]];
     std::string extra;
     if (y.dtype != ir::DType::Float32) extra = fmt::format("clamp [{}, {}]", n.attrs.act_min, n.attrs.act_max);
-    fmt::print("    {:<29} MACs {:<14L} weights {:L} B\n", extra, g.macs(n), g.weight_bytes(n));
+    fmt::print("    {:<29} MACs {:<14L} weights {:L} B\n", extra, ops::macs(g, n), g.weight_bytes(n));
   }
   fmt::print("\ntotals: {} nodes, {:L} weight bytes, {:L} activation bytes, {:L} MACs\n", g.nodes.size(), total_weight_bytes(g),
              activation_bytes(g), total_macs(g));
@@ -121,7 +122,7 @@ void print_json(const ir::Graph& g) {
       if (id != ir::kNoTensor) inputs.push_back(tensor_json(g, id));
     for (auto id : n.outputs) outputs.push_back(tensor_json(g, id));
     nlohmann::json node = {{"name", n.name}, {"op", ir::op_name(n.op)}, {"onnx_op", n.onnx_op}, {"inputs", inputs},
-                           {"outputs", outputs}, {"macs", g.macs(n)}, {"weight_bytes", g.weight_bytes(n)}};
+                           {"outputs", outputs}, {"macs", ops::macs(g, n)}, {"weight_bytes", g.weight_bytes(n)}};
     if (g.tensors[n.outputs[0]].dtype != ir::DType::Float32) node["clamp"] = {n.attrs.act_min, n.attrs.act_max};
     nodes.push_back(node);
   }

@@ -45,19 +45,13 @@ bool written_in_place(const ir::Graph& graph, const ir::Node& node, ir::TensorId
 }  // namespace
 
 std::string kernel_of(const ir::Graph& graph, const ir::Node& node) {
-  if (!ops::of(node.op).emit) return "";
-  if (node.op == ir::OpKind::Concat &&
-      std::all_of(node.inputs.begin(), node.inputs.end(), [&](ir::TensorId t) { return written_in_place(graph, node, t); }))
-    return "";  // nothing left to copy: no call
-  if (node.op != ir::OpKind::Conv) return ir::op_name(node.op);
-  if (graph.tensors[node.outputs[0]].dtype == ir::DType::Int32) return "conv_accumulate";
-  const tightfit::ConvParams p = emit::conv_geometry(graph, node);
-  return tightfit::conv_is_depthwise(p) ? "conv_depthwise" : tightfit::conv_is_pointwise(p) ? "conv_pointwise" : "conv_general";
+  const ops::Operator& op = ops::of(node.op);
+  return op.emit ? op.cost_key(graph, node) : "";
 }
 
 Work work_of(const ir::Graph& graph, const ir::Node& node) {
   Work w;
-  w.macs = graph.macs(node);
+  w.macs = ops::macs(graph, node);
   for (const ir::TensorId t : node.inputs)
     if (t != ir::kNoTensor && !graph.tensors[t].is_constant && !written_in_place(graph, node, t))
       w.input_bytes += graph.tensors[t].bytes();

@@ -517,7 +517,7 @@ std::string describe_stage(const passes::TiledStage& t, std::int64_t model_macs)
 
 std::int64_t graph_macs(const ir::Graph& g) {
   std::int64_t macs = 0;
-  for (const ir::Node& n : g.nodes) macs += g.macs(n);
+  for (const ir::Node& n : g.nodes) macs += ops::macs(g, n);
   return macs;
 }
 
@@ -716,7 +716,7 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
                      {"op", ir::op_name(n.op)},
                      {"onnx_op", n.onnx_op},
                      {"output_shape", n.outputs.empty() ? json::array() : shape_json(g.tensors[n.outputs[0]].shape)},
-                     {"macs", g.macs(n)},
+                     {"macs", ops::macs(g, n)},
                      {"kernel", cost::kernel_of(g, n)},
                      {"input_bytes", work.input_bytes},
                      {"output_bytes", work.output_bytes},

@@ -20,6 +20,7 @@
 
 #include "emit/emit_cpp.hpp"
 #include "error.hpp"
+#include "ops/operator.hpp"
 #include "schedule/lifetimes.hpp"
 #include "util/model_text.hpp"
 
@@ -275,7 +276,7 @@ class Emission {
     profiled_body_ += fmt::format("  // {}\n  tightfit_step_begin({});\n  {};\n  tightfit_step_end({});\n", comment,
                                   step, statement, step);
     steps_.push_back(fmt::format("{{\"{}\", \"{}\", {}}}", model_text::cpp_string(n.name),
-                                 model_text::cpp_string(n.onnx_op), g_.macs(n)));
+                                 model_text::cpp_string(n.onnx_op), ops::macs(g_, n)));
     kernels_used_.insert(ir::op_name(n.op));
     ++calls_;
   }

@@ -52,30 +52,6 @@ bool Graph::has_if() const {
   return false;
 }
 
-std::int64_t Graph::macs(const Node& n) const {
-  if (n.outputs.empty() || n.inputs.size() < 2) return 0;
-  const Tensor& y = tensors[n.outputs[0]];
-  const Tensor& w = tensors[n.inputs[1]];
-  if (n.op == OpKind::Conv) {
-    // Each output element sums over (Cin / group) * kh * kw products: w is [Cout, Cin/group, kh, kw].
-    std::int64_t per_output = 1;
-    for (std::size_t i = 1; i < w.shape.size(); ++i) per_output *= w.shape[i];
-    return y.elements() * per_output;
-  }
-  if (n.op == OpKind::ConvTranspose) {
-    // Each input element spreads over C_out * kh * kw outputs (taps the pads crop included): w is
-    // [Cin, Cout, kh, kw].
-    return tensors[n.inputs[0]].elements() * (w.elements() / w.shape[0]);
-  }
-  if (n.op == OpKind::FullyConnected) return y.elements() * w.shape.back();
-  if (n.op == OpKind::LSTM || n.op == OpKind::GRU) {
-    // Every step multiplies x by W and h by R, in each direction: X is [seq_length, batch, input].
-    const Tensor& x = tensors[n.inputs[0]];
-    return x.shape[0] * x.shape[1] * (w.elements() + tensors[n.inputs[2]].elements());
-  }
-  return 0;
-}
-
 std::int64_t Graph::weight_bytes(const Node& n) const {
   std::int64_t bytes = 0;
   for (TensorId id : n.inputs)

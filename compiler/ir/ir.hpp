@@ -176,7 +176,6 @@ struct Graph {
   bool has_if() const;  // some node is guarded: the schedule holds an If's branches
 
   // Arithmetic helpers used by inspect, the planner front end and the report.
-  std::int64_t macs(const Node& n) const;          // multiply-accumulates of one node
   std::int64_t weight_bytes(const Node& n) const;  // bytes of its constant inputs
 };
 

@@ -53,11 +53,24 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kAdd{
-    ir::OpKind::Add,
-    {{"", "Add", [](ImportState& s, const NodeProto& n) { Translator(s).binary(n, ir::OpKind::Add); }},
-     {"com.microsoft", "QLinearAdd", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Add); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).add(id, n); },
-    binary_overlap};
+extern const Operator kAdd = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Add;
+  op.imports = {{"", "Add", [](ImportState& s, const NodeProto& n) { Translator(s).binary(n, ir::OpKind::Add); }},
+                {"com.microsoft", "QLinearAdd",
+                 [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Add); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).add(id, n); };
+  op.overlap = binary_overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::broadcast_binary;
+  op.layout = LayoutRule::broadcast_operands;
+  op.tile_window = TileWindow::elementwise_same_shape;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -59,11 +59,24 @@ schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::s
 
 }  // namespace
 
-extern const Operator kAveragePool{
-    ir::OpKind::AveragePool,
-    {{"", "AveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
-     {"com.microsoft", "QLinearAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).average_pool(id, n); },
-    overlap};
+extern const Operator kAveragePool = [] {
+  Operator op{};
+  op.kind = ir::OpKind::AveragePool;
+  op.imports = {
+      {"", "AveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
+      {"com.microsoft", "QLinearAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).average_pool(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::averaging_pool;
+  op.pad_fold = PadFold::average_pool;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -31,9 +31,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kChannelShuffle{
-    ir::OpKind::ChannelShuffle,
-    {},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).channel_shuffle(id, n); }};
+extern const Operator kChannelShuffle = [] {
+  Operator op{};
+  op.kind = ir::OpKind::ChannelShuffle;
+  op.imports = {};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).channel_shuffle(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

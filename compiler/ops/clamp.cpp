@@ -149,21 +149,45 @@ schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_
 
 }  // namespace
 
-extern const Operator kClamp{
-    ir::OpKind::Clamp,
-    {{"", "Relu", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
-     {"", "Clip", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
-     {"", "Max", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
-     {"", "Min", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).clamp(id, n); },
-    overlap};
+extern const Operator kClamp = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Clamp;
+  op.imports = {{"", "Relu", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
+                {"", "Clip", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
+                {"", "Max", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }},
+                {"", "Min", [](ImportState& s, const NodeProto& n) { Import(s).standalone_activation(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).clamp(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
-extern const Operator kClipFloat{
-    ir::OpKind::ClipFloat,
-    {},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { EmitFloat(s).clip_float(id, n); },
-    [](const ir::Graph&, const ir::Node&, std::size_t input) {
-      return input == 0 ? overlap_distances(0, tightfit::kNoOverlap) : schedule::OverlapDistances{};
-    }};
+extern const Operator kClipFloat = [] {
+  Operator op{};
+  op.kind = ir::OpKind::ClipFloat;
+  op.imports = {};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { EmitFloat(s).clip_float(id, n); };
+  op.overlap = [](const ir::Graph&, const ir::Node&, std::size_t input) {
+    return input == 0 ? overlap_distances(0, tightfit::kNoOverlap) : schedule::OverlapDistances{};
+  };
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

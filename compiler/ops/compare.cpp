@@ -42,13 +42,26 @@ void import_compare(ImportState& s, const NodeProto& n) {
 
 }  // namespace
 
-extern const Operator kCompare{
-    ir::OpKind::Compare,
-    {{"", "Greater", import_compare},
-     {"", "GreaterOrEqual", import_compare},
-     {"", "Less", import_compare},
-     {"", "LessOrEqual", import_compare},
-     {"", "Equal", import_compare}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).compare(id, n); }};
+extern const Operator kCompare = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Compare;
+  op.imports = {{"", "Greater", import_compare},
+                {"", "GreaterOrEqual", import_compare},
+                {"", "Less", import_compare},
+                {"", "LessOrEqual", import_compare},
+                {"", "Equal", import_compare}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).compare(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -164,13 +164,34 @@ struct Emit : Emission {
   }
 };
 
+// The concat kernel, or no call when every input was written in place by its producer
+// (passes/zero_copy_concat.cpp): nothing is left to copy.
+std::string concat_kernel(const ir::Graph& g, const ir::Node& n) {
+  const bool all_in_place = std::all_of(n.inputs.begin(), n.inputs.end(),
+                                        [&](ir::TensorId t) { return g.tensors[t].slice_of == n.outputs[0]; });
+  return all_in_place ? "" : ir::op_name(n.op);
+}
+
 }  // namespace
 
-extern const Operator kConcat{
-    ir::OpKind::Concat,
-    {{"", "Concat", [](ImportState& s, const NodeProto& n) { Import(s).concat(n); }},
-     {"com.microsoft", "QLinearConcat", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_concat(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).concat(id, n); },
-    overlap};
+extern const Operator kConcat = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Concat;
+  op.imports = {
+      {"", "Concat", [](ImportState& s, const NodeProto& n) { Import(s).concat(n); }},
+      {"com.microsoft", "QLinearConcat", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_concat(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).concat(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::axis_attribute;
+  op.tile_window = TileWindow::channel_concat;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = concat_kernel;
+  return op;
+}();
 
 }  // namespace tightfit::ops

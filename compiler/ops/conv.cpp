@@ -224,14 +224,42 @@ schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::s
   return overlap_distances(tightfit::conv_distance(p), tightfit::conv_up_distance(p));
 }
 
+// Each output element sums over (Cin / group) * kh * kw products: w is [Cout, Cin/group, kh, kw].
+std::int64_t conv_macs(const ir::Graph& g, const ir::Node& n) {
+  const ir::Tensor& w = g.tensors[n.inputs[1]];
+  std::int64_t per_output = 1;
+  for (std::size_t i = 1; i < w.shape.size(); ++i) per_output *= w.shape[i];
+  return g.tensors[n.outputs[0]].elements() * per_output;
+}
+
+// The kernel a Conv's call dispatches to (runtime/include/tightfit/kernels.hpp), each measured
+// apart: they differ several times over in instructions per MAC.
+std::string conv_kernel(const ir::Graph& g, const ir::Node& n) {
+  if (g.tensors[n.outputs[0]].dtype == ir::DType::Int32) return "conv_accumulate";
+  const tightfit::ConvParams p = emit::conv_geometry(g, n);
+  return tightfit::conv_is_depthwise(p) ? "conv_depthwise" : tightfit::conv_is_pointwise(p) ? "conv_pointwise" : "conv_general";
+}
+
 }  // namespace
 
-extern const Operator kConv{
-    ir::OpKind::Conv,
-    {{"", "Conv", [](ImportState& s, const NodeProto& n) { Import(s).qdq_conv(n); }},
-     {"", "QLinearConv", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_conv(n); }},
-     {"", "ConvInteger", [](ImportState& s, const NodeProto& n) { Import(s).conv_integer(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).conv(id, n); },
-    overlap};
+extern const Operator kConv = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Conv;
+  op.imports = {{"", "Conv", [](ImportState& s, const NodeProto& n) { Import(s).qdq_conv(n); }},
+                {"", "QLinearConv", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_conv(n); }},
+                {"", "ConvInteger", [](ImportState& s, const NodeProto& n) { Import(s).conv_integer(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).conv(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::convolution;
+  op.pad_fold = PadFold::convolution;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::channel_slice;
+  op.macs = conv_macs;
+  op.cost_key = conv_kernel;
+  return op;
+}();
 
 }  // namespace tightfit::ops

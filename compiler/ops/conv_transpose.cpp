@@ -111,13 +111,33 @@ struct Emit : Emission {
   }
 };
 
+// Each input element spreads over C_out * kh * kw outputs (taps the pads crop included): w is
+// [Cin, Cout, kh, kw].
+std::int64_t conv_transpose_macs(const ir::Graph& g, const ir::Node& n) {
+  const ir::Tensor& w = g.tensors[n.inputs[1]];
+  return g.tensors[n.inputs[0]].elements() * (w.elements() / w.shape[0]);
+}
+
 }  // namespace
 
 // No overlap rule: every output pixel reads the input pixels its window covers, on both sides of
 // it, so the output may not lie over the input.
-extern const Operator kConvTranspose{
-    ir::OpKind::ConvTranspose,
-    {{"", "ConvTranspose", [](ImportState& s, const NodeProto& n) { Import(s).qdq_conv_transpose(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).conv_transpose(id, n); }};
+extern const Operator kConvTranspose = [] {
+  Operator op{};
+  op.kind = ir::OpKind::ConvTranspose;
+  op.imports = {{"", "ConvTranspose", [](ImportState& s, const NodeProto& n) { Import(s).qdq_conv_transpose(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).conv_transpose(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::channel_slice;
+  op.macs = conv_transpose_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

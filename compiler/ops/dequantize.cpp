@@ -69,9 +69,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kDequantize{
-    ir::OpKind::Dequantize,
-    {{"", "DequantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).dequantize_linear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).dequantize(id, n); }};
+extern const Operator kDequantize = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Dequantize;
+  op.imports = {{"", "DequantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).dequantize_linear(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).dequantize(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -88,12 +88,25 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kDiv{
-    ir::OpKind::Div,
-    {{"", "Div", [](ImportState& s, const NodeProto& n) { Import(s).div(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).div(id, n); },
-    [](const ir::Graph& g, const ir::Node& n, std::size_t input) {
-      return g.tensors[n.outputs[0]].dtype == ir::DType::Float32 ? binary_overlap(g, n, input) : lookup_overlap(g, n, input);
-    }};
+extern const Operator kDiv = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Div;
+  op.imports = {{"", "Div", [](ImportState& s, const NodeProto& n) { Import(s).div(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).div(id, n); };
+  op.overlap = [](const ir::Graph& g, const ir::Node& n, std::size_t input) {
+    return g.tensors[n.outputs[0]].dtype == ir::DType::Float32 ? binary_overlap(g, n, input)
+                                                               : lookup_overlap(g, n, input);
+  };
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = lookup_table_cost;
+  return op;
+}();
 
 }  // namespace tightfit::ops

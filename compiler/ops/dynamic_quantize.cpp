@@ -56,9 +56,23 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kDynamicQuantize{
-    ir::OpKind::DynamicQuantize,
-    {{"", "DynamicQuantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).dynamic_quantize_linear(n); }}},
-    [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).dynamic_quantize(n); }};
+extern const Operator kDynamicQuantize = [] {
+  Operator op{};
+  op.kind = ir::OpKind::DynamicQuantize;
+  op.imports = {
+      {"", "DynamicQuantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).dynamic_quantize_linear(n); }}};
+  op.emit = [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).dynamic_quantize(n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -243,15 +243,32 @@ schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::s
   return overlap_distances(tightfit::fully_connected_distance(p), tightfit::fully_connected_up_distance(p));
 }
 
+// Each output element sums over the K products of a row of w [.., K].
+std::int64_t fully_connected_macs(const ir::Graph& g, const ir::Node& n) {
+  return g.tensors[n.outputs[0]].elements() * g.tensors[n.inputs[1]].shape.back();
+}
+
 }  // namespace
 
-extern const Operator kFullyConnected{
-    ir::OpKind::FullyConnected,
-    {{"", "Gemm", [](ImportState& s, const NodeProto& n) { Import(s).qdq_fully_connected(n); }},
-     {"", "MatMul", [](ImportState& s, const NodeProto& n) { Import(s).qdq_fully_connected(n); }},
-     {"", "QLinearMatMul", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_matmul(n); }},
-     {"", "MatMulInteger", [](ImportState& s, const NodeProto& n) { Import(s).matmul_integer(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).fully_connected(id, n); },
-    overlap};
+extern const Operator kFullyConnected = [] {
+  Operator op{};
+  op.kind = ir::OpKind::FullyConnected;
+  op.imports = {{"", "Gemm", [](ImportState& s, const NodeProto& n) { Import(s).qdq_fully_connected(n); }},
+                {"", "MatMul", [](ImportState& s, const NodeProto& n) { Import(s).qdq_fully_connected(n); }},
+                {"", "QLinearMatMul", [](ImportState& s, const NodeProto& n) { Import(s).qlinear_matmul(n); }},
+                {"", "MatMulInteger", [](ImportState& s, const NodeProto& n) { Import(s).matmul_integer(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).fully_connected(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::logical_order;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = fully_connected_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

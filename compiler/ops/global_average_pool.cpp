@@ -67,11 +67,24 @@ schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_
 
 }  // namespace
 
-extern const Operator kGlobalAveragePool{
-    ir::OpKind::GlobalAveragePool,
-    {{"", "GlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
-     {"com.microsoft", "QLinearGlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).global_average_pool(id, n); },
-    overlap};
+extern const Operator kGlobalAveragePool = [] {
+  Operator op{};
+  op.kind = ir::OpKind::GlobalAveragePool;
+  op.imports = {
+      {"", "GlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
+      {"com.microsoft", "QLinearGlobalAveragePool", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).global_average_pool(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

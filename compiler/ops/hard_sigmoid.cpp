@@ -54,16 +54,40 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kHardSigmoid{
-    ir::OpKind::HardSigmoid,
-    {{"", "HardSigmoid", import_hard_sigmoid}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_sigmoid(id, n); },
-    lookup_overlap};
+extern const Operator kHardSigmoid = [] {
+  Operator op{};
+  op.kind = ir::OpKind::HardSigmoid;
+  op.imports = {{"", "HardSigmoid", import_hard_sigmoid}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_sigmoid(id, n); };
+  op.overlap = lookup_overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = lookup_table_cost;
+  return op;
+}();
 
-extern const Operator kHardSwish{
-    ir::OpKind::HardSwish,
-    {{"", "HardSwish", import_hard_swish}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_swish(id, n); },
-    lookup_overlap};
+extern const Operator kHardSwish = [] {
+  Operator op{};
+  op.kind = ir::OpKind::HardSwish;
+  op.imports = {{"", "HardSwish", import_hard_swish}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).hard_swish(id, n); };
+  op.overlap = lookup_overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = lookup_table_cost;
+  return op;
+}();
 
 }  // namespace tightfit::ops

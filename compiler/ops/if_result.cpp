@@ -100,9 +100,22 @@ struct Import : import::Translator {
 
 }  // namespace
 
-extern const Operator kIfResult{
-    ir::OpKind::IfResult,
-    {{"", "If", [](ImportState& s, const NodeProto& n) { Import(s).translate_if(n); }}},
-    [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).if_result(n); }};
+extern const Operator kIfResult = [] {
+  Operator op{};
+  op.kind = ir::OpKind::IfResult;
+  op.imports = {{"", "If", [](ImportState& s, const NodeProto& n) { Import(s).translate_if(n); }}};
+  op.emit = [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).if_result(n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

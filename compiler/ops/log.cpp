@@ -57,16 +57,40 @@ schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::s
 
 }  // namespace
 
-extern const Operator kLog{
-    ir::OpKind::Log,
-    {{"", "Log", [](ImportState& s, const NodeProto& n) { import_table(s, n, ir::OpKind::Log); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).log(id, n); },
-    overlap};
+extern const Operator kLog = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Log;
+  op.imports = {{"", "Log", [](ImportState& s, const NodeProto& n) { import_table(s, n, ir::OpKind::Log); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).log(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = lookup_table_cost;
+  return op;
+}();
 
-extern const Operator kExp{
-    ir::OpKind::Exp,
-    {{"", "Exp", [](ImportState& s, const NodeProto& n) { import_table(s, n, ir::OpKind::Exp); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).exp(id, n); },
-    overlap};
+extern const Operator kExp = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Exp;
+  op.imports = {{"", "Exp", [](ImportState& s, const NodeProto& n) { import_table(s, n, ir::OpKind::Exp); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).exp(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = lookup_table_cost;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -16,17 +16,29 @@ std::vector<float> fuse_bias(const std::vector<float>& b, std::int64_t hidden, b
 
 }  // namespace
 
-extern const Operator kLSTM{
-    ir::OpKind::LSTM,
-    {{"", "LSTM",
-      [](ImportState& s, const NodeProto& n) {
-        rnn::Import(s).translate(n, ir::OpKind::LSTM, 4, {"sigmoid", "tanh", "tanh"},
-                                 {"activation_alpha", "activation_beta", "activations", "clip", "direction",
-                                  "hidden_size", "input_forget", "layout"},
-                                 fuse_bias);
-      }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { rnn::Emit(s).call_kernel(id, n, "lstm_float", 2); },
-    nullptr,
-    [](const ir::Graph& g, const ir::Node& n) { return rnn::scratch_bytes(g, n, 2, 4); }};
+extern const Operator kLSTM = [] {
+  Operator op{};
+  op.kind = ir::OpKind::LSTM;
+  op.imports = {{"", "LSTM", [](ImportState& s, const NodeProto& n) {
+                   rnn::Import(s).translate(n, ir::OpKind::LSTM, 4, {"sigmoid", "tanh", "tanh"},
+                                            {"activation_alpha", "activation_beta", "activations", "clip", "direction",
+                                             "hidden_size", "input_forget", "layout"},
+                                            fuse_bias);
+                 }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) {
+    rnn::Emit(s).call_kernel(id, n, "lstm_float", 2);
+  };
+  op.overlap = nullptr;
+  op.scratch = [](const ir::Graph& g, const ir::Node& n) { return rnn::scratch_bytes(g, n, 2, 4); };
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = rnn::macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -51,10 +51,22 @@ schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::s
 
 }  // namespace
 
-extern const Operator kMaxPool{
-    ir::OpKind::MaxPool,
-    {{"", "MaxPool", [](ImportState& s, const NodeProto& n) { Import(s).max_pool(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).max_pool(id, n); },
-    overlap};
+extern const Operator kMaxPool = [] {
+  Operator op{};
+  op.kind = ir::OpKind::MaxPool;
+  op.imports = {{"", "MaxPool", [](ImportState& s, const NodeProto& n) { Import(s).max_pool(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).max_pool(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::pool;
+  op.pad_fold = PadFold::max_pool;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

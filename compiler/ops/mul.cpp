@@ -45,11 +45,24 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kMul{
-    ir::OpKind::Mul,
-    {{"", "Mul", [](ImportState& s, const NodeProto& n) { Translator(s).binary(n, ir::OpKind::Mul); }},
-     {"com.microsoft", "QLinearMul", [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Mul); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).mul(id, n); },
-    binary_overlap};
+extern const Operator kMul = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Mul;
+  op.imports = {{"", "Mul", [](ImportState& s, const NodeProto& n) { Translator(s).binary(n, ir::OpKind::Mul); }},
+                {"com.microsoft", "QLinearMul",
+                 [](ImportState& s, const NodeProto& n) { Translator(s).qlinear_binary(n, ir::OpKind::Mul); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).mul(id, n); };
+  op.overlap = binary_overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::broadcast_binary;
+  op.layout = LayoutRule::broadcast_operands;
+  op.tile_window = TileWindow::elementwise_same_shape;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

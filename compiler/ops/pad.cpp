@@ -75,9 +75,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kPad{
-    ir::OpKind::Pad,
-    {{"", "Pad", [](ImportState& s, const NodeProto& n) { Import(s).pad(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).pad(id, n); }};
+extern const Operator kPad = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Pad;
+  op.imports = {{"", "Pad", [](ImportState& s, const NodeProto& n) { Import(s).pad(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).pad(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::pads_attribute;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -48,10 +48,24 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kPow{
-    ir::OpKind::Pow,
-    {{"", "Pow", [](ImportState& s, const NodeProto& n) { Import(s).pow(n); }}},
-    [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).pow(n); },
-    [](const ir::Graph&, const ir::Node&, std::size_t) { return overlap_distances(0, tightfit::kNoOverlap); }};
+extern const Operator kPow = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Pow;
+  op.imports = {{"", "Pow", [](ImportState& s, const NodeProto& n) { Import(s).pow(n); }}};
+  op.emit = [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).pow(n); };
+  op.overlap = [](const ir::Graph&, const ir::Node&, std::size_t) {
+    return overlap_distances(0, tightfit::kNoOverlap);
+  };
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -102,9 +102,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kQuantize{
-    ir::OpKind::Quantize,
-    {{"", "QuantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).quantize_linear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).quantize(id, n); }};
+extern const Operator kQuantize = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Quantize;
+  op.imports = {{"", "QuantizeLinear", [](ImportState& s, const NodeProto& n) { Import(s).quantize_linear(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).quantize(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

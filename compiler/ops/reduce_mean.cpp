@@ -184,19 +184,60 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kReduceMean{
-    ir::OpKind::ReduceMean,
-    {{"", "ReduceMean", [](ImportState& s, const NodeProto& n) { Import(s).reduce_mean(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); }};
+extern const Operator kReduceMean = [] {
+  Operator op{};
+  op.kind = ir::OpKind::ReduceMean;
+  op.imports = {{"", "ReduceMean", [](ImportState& s, const NodeProto& n) { Import(s).reduce_mean(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
-extern const Operator kReduceMax{
-    ir::OpKind::ReduceMax,
-    {{"", "ReduceMax", [](ImportState& s, const NodeProto& n) { Import(s).reduce_extreme(n, ir::OpKind::ReduceMax); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); }};
+extern const Operator kReduceMax = [] {
+  Operator op{};
+  op.kind = ir::OpKind::ReduceMax;
+  op.imports = {{"", "ReduceMax",
+                 [](ImportState& s, const NodeProto& n) { Import(s).reduce_extreme(n, ir::OpKind::ReduceMax); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
-extern const Operator kReduceMin{
-    ir::OpKind::ReduceMin,
-    {{"", "ReduceMin", [](ImportState& s, const NodeProto& n) { Import(s).reduce_extreme(n, ir::OpKind::ReduceMin); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); }};
+extern const Operator kReduceMin = [] {
+  Operator op{};
+  op.kind = ir::OpKind::ReduceMin;
+  op.imports = {{"", "ReduceMin",
+                 [](ImportState& s, const NodeProto& n) { Import(s).reduce_extreme(n, ir::OpKind::ReduceMin); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).reduce_mean(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

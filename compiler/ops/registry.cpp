@@ -12,6 +12,18 @@ namespace tightfit::ops {
 #include "ops/ops.def"
 #undef TIGHTFIT_OP
 
+const char* unstated_rule(const Operator& op) {
+  if (op.shared_kernel == SharedKernel::unstated) return "shared kernel";
+  if (op.layout == LayoutRule::unstated) return "layout";
+  if (op.tile_window == TileWindow::unstated) return "tile window";
+  if (op.pad_fold == PadFold::unstated) return "pad fold";
+  if (op.output_range == OutputRange::unstated) return "output range";
+  if (op.strided_output == StridedOutput::unstated) return "strided output";
+  if (!op.macs) return "MACs";
+  if (!op.cost_key) return "cost key";
+  return nullptr;
+}
+
 const std::vector<const Operator*>& operators() {
   static const std::vector<const Operator*> table = [] {
     const std::vector<const Operator*> t = {
@@ -19,9 +31,12 @@ const std::vector<const Operator*>& operators() {
 #include "ops/ops.def"
 #undef TIGHTFIT_OP
     };
-    for (std::size_t i = 0; i < t.size(); ++i)
+    for (std::size_t i = 0; i < t.size(); ++i) {
       if (static_cast<std::size_t>(t[i]->kind) != i)
         throw Error(std::string("internal error: operator ") + ir::op_name(t[i]->kind) + " is out of place in the table");
+      if (const char* rule = unstated_rule(*t[i]))
+        throw Error(std::string("internal error: operator ") + ir::op_name(t[i]->kind) + " states no " + rule + " rule");
+    }
     return t;
   }();
   return table;
@@ -53,6 +68,22 @@ schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node
   const bool accumulator = graph.tensors[node.inputs[input]].dtype == ir::DType::Int32;
   return overlap_distances(accumulator ? tightfit::requantize_accumulator_distance() : tightfit::lookup_distance(),
                            tightfit::kNoOverlap);
+}
+
+std::int64_t no_macs(const ir::Graph&, const ir::Node&) { return 0; }
+
+std::string named_for_operator(const ir::Graph&, const ir::Node& node) { return ir::op_name(node.op); }
+
+std::string no_call(const ir::Graph&, const ir::Node&) { return ""; }
+
+std::string lookup_table_cost(const ir::Graph& graph, const ir::Node& node) {
+  const ir::DType x = graph.tensors[node.inputs[0]].dtype;
+  return x == ir::DType::Int8 || x == ir::DType::UInt8 ? "Sigmoid" : ir::op_name(node.op);
+}
+
+std::int64_t macs(const ir::Graph& graph, const ir::Node& node) {
+  if (node.outputs.empty() || node.inputs.size() < 2) return 0;
+  return of(node.op).macs(graph, node);
 }
 
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type) {

@@ -44,10 +44,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kRequantize{
-    ir::OpKind::Requantize,
-    {},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).requantize(id, n); },
-    lookup_overlap};
+extern const Operator kRequantize = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Requantize;
+  op.imports = {};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).requantize(id, n); };
+  op.overlap = lookup_overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = lookup_table_cost;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -48,13 +48,26 @@ struct Import : Translator {
 
 }  // namespace
 
-extern const Operator kReshape{
-    ir::OpKind::Reshape,
-    {{"", "Reshape", [](ImportState& s, const NodeProto& n) { Import(s).reshape(n); }},
-     {"", "Flatten", [](ImportState& s, const NodeProto& n) { Import(s).flatten(n); }},
-     {"", "Squeeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }},
-     {"", "Unsqueeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }},
-     {"", "Cast", [](ImportState& s, const NodeProto& n) { Import(s).cast(n); }}},
-    nullptr};
+extern const Operator kReshape = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Reshape;
+  op.imports = {{"", "Reshape", [](ImportState& s, const NodeProto& n) { Import(s).reshape(n); }},
+                {"", "Flatten", [](ImportState& s, const NodeProto& n) { Import(s).flatten(n); }},
+                {"", "Squeeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }},
+                {"", "Unsqueeze", [](ImportState& s, const NodeProto& n) { Import(s).squeeze(n); }},
+                {"", "Cast", [](ImportState& s, const NodeProto& n) { Import(s).cast(n); }}};
+  op.emit = nullptr;
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::view;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = no_call;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -86,9 +86,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kResize{
-    ir::OpKind::Resize,
-    {{"", "Resize", [](ImportState& s, const NodeProto& n) { Import(s).resize(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).resize(id, n); }};
+extern const Operator kResize = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Resize;
+  op.imports = {{"", "Resize", [](ImportState& s, const NodeProto& n) { Import(s).resize(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).resize(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::scales_attribute;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::channel_slice;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -187,4 +187,10 @@ inline std::uint64_t scratch_bytes(const ir::Graph& g, const ir::Node& n, std::i
   return static_cast<std::uint64_t>((states * batch + rows) * hidden * 4);
 }
 
+// Every step multiplies x by W and h by R, in each direction: X is [seq_length, batch, input].
+inline std::int64_t macs(const ir::Graph& g, const ir::Node& n) {
+  const ir::Tensor& x = g.tensors[n.inputs[0]];
+  return x.shape[0] * x.shape[1] * (g.tensors[n.inputs[1]].elements() + g.tensors[n.inputs[2]].elements());
+}
+
 }  // namespace tightfit::ops::rnn

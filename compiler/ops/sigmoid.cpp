@@ -46,11 +46,24 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kSigmoid{
-    ir::OpKind::Sigmoid,
-    {{"", "Sigmoid", [](ImportState& s, const NodeProto& n) { Translator(s).unary(n, ir::OpKind::Sigmoid); }},
-     {"com.microsoft", "QLinearSigmoid", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sigmoid(id, n); },
-    lookup_overlap};
+extern const Operator kSigmoid = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Sigmoid;
+  op.imports = {
+      {"", "Sigmoid", [](ImportState& s, const NodeProto& n) { Translator(s).unary(n, ir::OpKind::Sigmoid); }},
+      {"com.microsoft", "QLinearSigmoid", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).sigmoid(id, n); };
+  op.overlap = lookup_overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -117,11 +117,23 @@ schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_
 
 }  // namespace
 
-extern const Operator kSlice{
-    ir::OpKind::Slice,
-    {{"", "Slice", [](ImportState& s, const NodeProto& n) { Import(s).slice(n); }},
-     {"", "Split", [](ImportState& s, const NodeProto& n) { Import(s).split(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).slice(id, n); },
-    overlap};
+extern const Operator kSlice = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Slice;
+  op.imports = {{"", "Slice", [](ImportState& s, const NodeProto& n) { Import(s).slice(n); }},
+                {"", "Split", [](ImportState& s, const NodeProto& n) { Import(s).split(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).slice(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -101,11 +101,23 @@ schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_
 
 }  // namespace
 
-extern const Operator kSoftmax{
-    ir::OpKind::Softmax,
-    {{"", "Softmax", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
-     {"com.microsoft", "QLinearSoftmax", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).softmax(id, n); },
-    overlap};
+extern const Operator kSoftmax = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Softmax;
+  op.imports = {{"", "Softmax", [](ImportState& s, const NodeProto& n) { Import(s).qdq(n); }},
+                {"com.microsoft", "QLinearSoftmax", [](ImportState& s, const NodeProto& n) { Import(s).qlinear(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).softmax(id, n); };
+  op.overlap = overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::axis_attribute;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -22,15 +22,28 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kSqrt{
-    ir::OpKind::Sqrt,
-    {{"", "Sqrt",
-      [](ImportState& s, const NodeProto& n) {
-        import::Translator t(s);
-        const ir::TensorId x = t.float_operand(n, 0);
-        t.float_node(n, ir::OpKind::Sqrt, {x}, t.tensor(x).shape);
-      }}},
-    [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).sqrt(n); },
-    [](const ir::Graph&, const ir::Node&, std::size_t) { return overlap_distances(0, tightfit::kNoOverlap); }};
+extern const Operator kSqrt = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Sqrt;
+  op.imports = {{"", "Sqrt", [](ImportState& s, const NodeProto& n) {
+                   import::Translator t(s);
+                   const ir::TensorId x = t.float_operand(n, 0);
+                   t.float_node(n, ir::OpKind::Sqrt, {x}, t.tensor(x).shape);
+                 }}};
+  op.emit = [](EmissionState& s, const std::string&, const ir::Node& n) { Emit(s).sqrt(n); };
+  op.overlap = [](const ir::Graph&, const ir::Node&, std::size_t) {
+    return overlap_distances(0, tightfit::kNoOverlap);
+  };
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

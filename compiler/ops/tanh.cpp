@@ -34,10 +34,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kTanh{
-    ir::OpKind::Tanh,
-    {{"", "Tanh", [](ImportState& s, const NodeProto& n) { Translator(s).unary(n, ir::OpKind::Tanh); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).tanh(id, n); },
-    lookup_overlap};
+extern const Operator kTanh = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Tanh;
+  op.imports = {{"", "Tanh", [](ImportState& s, const NodeProto& n) { Translator(s).unary(n, ir::OpKind::Tanh); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).tanh(id, n); };
+  op.overlap = lookup_overlap;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::lookup_table;
+  op.layout = LayoutRule::as_it_comes;
+  op.tile_window = TileWindow::elementwise;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::clamped_to_act_range;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -46,9 +46,22 @@ struct Emit : Emission {
 
 }  // namespace
 
-extern const Operator kTranspose{
-    ir::OpKind::Transpose,
-    {{"", "Transpose", [](ImportState& s, const NodeProto& n) { Import(s).transpose(n); }}},
-    [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).transpose(id, n); }};
+extern const Operator kTranspose = [] {
+  Operator op{};
+  op.kind = ir::OpKind::Transpose;
+  op.imports = {{"", "Transpose", [](ImportState& s, const NodeProto& n) { Import(s).transpose(n); }}};
+  op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { Emit(s).transpose(id, n); };
+  op.overlap = nullptr;
+  op.scratch = nullptr;
+  op.shared_kernel = SharedKernel::own;
+  op.layout = LayoutRule::permutation;
+  op.tile_window = TileWindow::none;
+  op.pad_fold = PadFold::none;
+  op.output_range = OutputRange::unbounded;
+  op.strided_output = StridedOutput::contiguous_only;
+  op.macs = no_macs;
+  op.cost_key = named_for_operator;
+  return op;
+}();
 
 }  // namespace tightfit::ops

@@ -14,6 +14,7 @@
 #include <array>
 #include <optional>
 
+#include "ops/operator.hpp"
 #include "passes/passes.hpp"
 #include "passes/uses.hpp"
 
@@ -49,17 +50,14 @@ bool pool_folds(const ir::Node& consumer, const ir::Node* producer, const ir::Te
   const ir::Attrs& a = consumer.attrs;
   if (a.ceil_mode || a.kernel_shape.size() != 2 || !windows_touch_image(a, combined)) return false;
   const bool own_pads = std::any_of(a.pads.begin(), a.pads.end(), [](std::int64_t v) { return v != 0; });
-  if (consumer.op == ir::OpKind::AveragePool) {
+  if (ops::of(consumer.op).pad_fold == ops::PadFold::average_pool) {
     if (own_pads && !a.count_include_pad) return false;
     const bool whole_image = !own_pads && a.kernel_shape[0] == padded.shape[2] && a.kernel_shape[1] == padded.shape[3];
     return !whole_image;
   }
   const std::int32_t zero_point = x.quant.zero_point[0];
   const std::int32_t type_min = x.dtype == ir::DType::UInt8 ? 0 : -128;
-  // The kernels that clamp their results to [act_min, act_max] (the others copy or look up values).
-  const bool clamps = producer && (producer->op == ir::OpKind::Conv || producer->op == ir::OpKind::FullyConnected ||
-                                   producer->op == ir::OpKind::Add || producer->op == ir::OpKind::Mul ||
-                                   producer->op == ir::OpKind::Clamp || producer->op == ir::OpKind::Requantize);
+  const bool clamps = producer && ops::of(producer->op).output_range == ops::OutputRange::clamped_to_act_range;
   const bool clamped_above = clamps && producer->attrs.act_min >= zero_point;
   return zero_point <= type_min || clamped_above;
 }
@@ -87,14 +85,14 @@ std::vector<PadFold> fold_pads(ir::Graph& g) {
     if (reader == g.nodes.end()) continue;  // its one reader is the graph's output
     ir::Node& consumer = *reader;
     if (consumer.inputs[0] != padded) continue;
-    const bool conv = consumer.op == ir::OpKind::Conv;
-    const bool pool = consumer.op == ir::OpKind::AveragePool || consumer.op == ir::OpKind::MaxPool;
-    if (!conv && !pool) continue;
+    const ops::PadFold fold = ops::of(consumer.op).pad_fold;
+    if (fold == ops::PadFold::none || fold == ops::PadFold::unstated) continue;
+    const bool pool = fold != ops::PadFold::convolution;
     std::array<std::int64_t, 4> combined{};
     for (std::size_t k = 0; k < 4; ++k) combined[k] = at_or(consumer.attrs.pads, k, 0) + (*pads)[k];
     const ir::Node* writer = producer[x] >= 0 ? &g.nodes[producer[x]] : nullptr;
     if (pool && !pool_folds(consumer, writer, g.tensors[x], g.tensors[padded], combined)) continue;
-    if (consumer.op == ir::OpKind::AveragePool) consumer.attrs.count_include_pad = true;
+    if (fold == ops::PadFold::average_pool) consumer.attrs.count_include_pad = true;
     consumer.attrs.pads.assign(combined.begin(), combined.end());
     consumer.inputs[0] = x;
     removed[i] = true;

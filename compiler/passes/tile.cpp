@@ -34,6 +34,7 @@
 #include <optional>
 #include <set>
 
+#include "ops/operator.hpp"
 #include "passes/passes.hpp"
 #include "passes/uses.hpp"
 
@@ -80,41 +81,34 @@ std::optional<NodeWindow> node_window(const ir::Graph& g, const ir::Node& n) {
   auto axis = [&a](std::size_t d, std::int64_t kernel) {
     return AxisWindow{kernel, at_or(a.strides, d, 1), at_or(a.dilations, d, 1), at_or(a.pads, d, 0)};
   };
-  switch (n.op) {
-    case ir::OpKind::Conv: {
+  switch (ops::of(n.op).tile_window) {
+    case ops::TileWindow::convolution: {
       if (activations != 1 || !first_is_activation) return std::nullopt;
       const ir::Tensor& w = g.tensors[n.inputs[1]];  // [Cout, Cin/group, kh, kw]
       return NodeWindow{axis(0, w.shape[2]), axis(1, w.shape[3])};
     }
-    case ir::OpKind::AveragePool:
-      if (a.ceil_mode) return std::nullopt;
+    case ops::TileWindow::averaging_pool:
+      if (a.ceil_mode) return std::nullopt;  // a window the cut shortens would change its divisor
       [[fallthrough]];
-    case ir::OpKind::MaxPool:
+    case ops::TileWindow::pool:
       if (n.inputs.size() != 1 || activations != 1) return std::nullopt;
       return NodeWindow{axis(0, a.kernel_shape[0]), axis(1, a.kernel_shape[1])};
-    case ir::OpKind::LeakyRelu:
-    case ir::OpKind::Sigmoid:
-    case ir::OpKind::Tanh:
-    case ir::OpKind::HardSigmoid:
-    case ir::OpKind::HardSwish:
-    case ir::OpKind::Log:
-    case ir::OpKind::Exp:
-    case ir::OpKind::Clamp:
-    case ir::OpKind::Requantize:
+    case ops::TileWindow::elementwise:
       if (n.inputs.size() != 1 || activations != 1) return std::nullopt;
       return NodeWindow{};
-    case ir::OpKind::Add:
-    case ir::OpKind::Mul:
+    case ops::TileWindow::elementwise_same_shape:
       if (n.inputs.size() != 2 || activations != 2) return std::nullopt;
       for (const ir::TensorId t : n.inputs)
         if (g.tensors[t].shape != y.shape) return std::nullopt;
       return NodeWindow{};
-    case ir::OpKind::Concat:
+    case ops::TileWindow::channel_concat:
       if (a.axis != 3 || activations != n.inputs.size()) return std::nullopt;
       return NodeWindow{};
-    default:
+    case ops::TileWindow::none:
+    case ops::TileWindow::unstated:  // operators() refuses it
       return std::nullopt;
   }
+  return std::nullopt;
 }
 
 // Indices [first, last) along one axis of a tensor.
@@ -291,7 +285,7 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
   result.stage = stage;
   result.input = x.name;
   result.output = g.tensors[output].name;
-  for (const int v : nodes) result.macs += g.macs(g.nodes[v]);
+  for (const int v : nodes) result.macs += ops::macs(g, g.nodes[v]);
 
   std::vector<ir::Node> tiled_nodes;
   auto add_tensor = [&g](ir::Tensor t) {
@@ -410,7 +404,7 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
         n.attrs.pads[1] = pads[1];
         n.attrs.pads[3] = pads[3];
       }
-      result.tiled_macs += g.macs(n);
+      result.tiled_macs += ops::macs(g, n);
       tiled_nodes.push_back(std::move(n));
     }
     if (whole_rows) {

@@ -14,6 +14,7 @@
 // by a node of its own (not a view); the Concat's output must not itself lie in another tensor.
 #include <algorithm>
 
+#include "ops/operator.hpp"
 #include "passes/passes.hpp"
 #include "passes/uses.hpp"
 
@@ -59,8 +60,7 @@ std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& g) {
       if (outer == 1) {
         in.offset = (start - extent) * after;
         in.pixel_stride = x.shape.empty() ? 0 : x.shape.back();
-      } else if (channel_slices && (writer.op == ir::OpKind::Conv || writer.op == ir::OpKind::ConvTranspose ||
-                                    writer.op == ir::OpKind::Resize)) {
+      } else if (channel_slices && ops::of(writer.op).strided_output == ops::StridedOutput::channel_slice) {
         in.offset = start - extent;
         in.pixel_stride = out.shape[3];
       } else {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "ops/operator.hpp"
 
 namespace tightfit::schedule {
 namespace {
@@ -253,26 +254,23 @@ void to_channels_last(Graph& g) {
   for (Node& n : g.nodes) {
     const bool in_cl = !n.inputs.empty() && is_cl(n.inputs[0]);
     const bool out_cl = !n.outputs.empty() && is_cl(n.outputs[0]);
-    switch (n.op) {
-      case OpKind::Concat:
-      case OpKind::Softmax:
+    switch (ops::of(n.op).layout) {
+      case ops::LayoutRule::axis_attribute:
         if (out_cl) n.attrs.axis = kLogicalToMemory[n.attrs.axis];
         break;
-      case OpKind::Pad:
+      case ops::LayoutRule::pads_attribute:
         if (out_cl) {
           const auto& p = n.attrs.pads;  // [begin N, C, H, W, end N, C, H, W]
           n.attrs.pads = {p[0], p[2], p[3], p[1], p[4], p[6], p[7], p[5]};
         }
         break;
-      case OpKind::Resize:
+      case ops::LayoutRule::scales_attribute:
         if (out_cl) {
           const auto& s = n.attrs.scales;
           n.attrs.scales = {s[0], s[2], s[3], s[1]};
         }
         break;
-      case OpKind::Add:
-      case OpKind::Mul:
-      case OpKind::Sub:
+      case ops::LayoutRule::broadcast_operands:
         if (out_cl) {
           for (TensorId id : n.inputs) {
             Tensor& t = g.tensors[id];
@@ -285,12 +283,12 @@ void to_channels_last(Graph& g) {
           }
         }
         break;
-      case OpKind::Transpose: {
+      case ops::LayoutRule::permutation: {
         n.attrs.perm = memory_perm(n.attrs.perm, in_cl, out_cl);
         if (is_identity(n.attrs.perm)) n.op = OpKind::Reshape;  // nothing moves: a view
         break;
       }
-      case OpKind::Reshape: {
+      case ops::LayoutRule::view: {
         // A view to the very same shape (a boundary view) has the same layout on both sides.
         if (g.tensors[n.inputs[0]].shape == g.tensors[n.outputs[0]].shape) break;
         if (in_cl && !orders_agree(g.tensors[n.inputs[0]].shape)) {
@@ -323,7 +321,7 @@ void to_channels_last(Graph& g) {
         }
         break;
       }
-      case OpKind::FullyConnected: {
+      case ops::LayoutRule::logical_order: {
         // A MatMul on a 4-D activation (openWakeWord's mel filterbank on [1, 1, frames, bins])
         // multiplies the rows of its ONNX order: it reads and writes tensors in that order, each
         // a view of the channels-last one where the two orders agree, else a layout transpose.
@@ -349,8 +347,9 @@ void to_channels_last(Graph& g) {
         }
         break;
       }
-      default:
-        break;  // convolutions, pools and elementwise ops take NHWC as it comes
+      case ops::LayoutRule::as_it_comes:
+      case ops::LayoutRule::unstated:  // operators() refuses it
+        break;
     }
     nodes.push_back(std::move(n));
   }

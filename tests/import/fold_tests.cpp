@@ -7,6 +7,7 @@
 
 #include "error.hpp"
 #include "import/onnx_import.hpp"
+#include "ops/operator.hpp"
 
 using namespace tightfit;
 
@@ -19,7 +20,7 @@ ir::Graph import_good(const std::string& name) {
 const ir::Tensor& input_tensor(const ir::Graph& g, const ir::Node& n, std::size_t i) { return g.tensors[n.inputs.at(i)]; }
 const ir::Tensor& output_tensor(const ir::Graph& g, const ir::Node& n) { return g.tensors[n.outputs.at(0)]; }
 
-std::vector<ir::OpKind> ops(const ir::Graph& g) {
+std::vector<ir::OpKind> op_kinds(const ir::Graph& g) {
   std::vector<ir::OpKind> kinds;
   for (const auto& n : g.nodes) kinds.push_back(n.op);
   return kinds;
@@ -29,7 +30,7 @@ std::vector<ir::OpKind> ops(const ir::Graph& g) {
 
 TEST_CASE("a QDQ Conv+Relu becomes one Conv whose clamp starts at the output zero point") {
   const ir::Graph g = import_good("conv_relu_qdq.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Dequantize});
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Dequantize});
   const ir::Node& conv = g.nodes[1];
   CHECK(conv.onnx_op == "Conv+Relu (QDQ)");
   const ir::Tensor& y = output_tensor(g, conv);
@@ -57,7 +58,7 @@ TEST_CASE("a QDQ Conv keeps int8 per-channel weights and an int32 bias at x_scal
   std::memcpy(&second, b.data.data() + 4, 4);
   CHECK(second == -200);
   CHECK(b.quant.scale[1] == Approx(0.05f * 0.02f));
-  CHECK(g.macs(conv) == 4 * 5 * 5 * 2 * 3 * 3);
+  CHECK(ops::macs(g, conv) == 4 * 5 * 5 * 2 * 3 * 3);
 }
 
 TEST_CASE("a QDQ Clip(0 6) fuses as the quantized bounds of the int8 output") {
@@ -81,7 +82,7 @@ TEST_CASE("nodes without an activation clamp to their output dtype's limits") {
 
 TEST_CASE("a QDQ MatMul becomes a FullyConnected with the weight transposed to MxK and per-row scales") {
   const ir::Graph g = import_good("matmul_qdq.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::FullyConnected, ir::OpKind::Dequantize});
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::FullyConnected, ir::OpKind::Dequantize});
   const ir::Node& fc = g.nodes[1];
   const ir::Tensor& w = input_tensor(g, fc, 1);
   REQUIRE(w.shape == std::vector<std::int64_t>{4, 3});
@@ -90,12 +91,12 @@ TEST_CASE("a QDQ MatMul becomes a FullyConnected with the weight transposed to M
   CHECK(w.quant.axis == 0);
   CHECK(w.quant.scale == std::vector<float>{0.1f, 0.2f, 0.3f, 0.4f});
   CHECK(output_tensor(g, fc).shape == std::vector<std::int64_t>{2, 4});
-  CHECK(g.macs(fc) == 2 * 4 * 3);
+  CHECK(ops::macs(g, fc) == 2 * 4 * 3);
 }
 
 TEST_CASE("QDQ data movement stays on the integer tensor and a QuantizeLinear with other parameters requantizes") {
   const ir::Graph g = import_good("movement_qdq.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::MaxPool, ir::OpKind::Reshape,
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::MaxPool, ir::OpKind::Reshape,
                                             ir::OpKind::Requantize, ir::OpKind::Reshape, ir::OpKind::Concat,
                                             ir::OpKind::Dequantize});
   // MaxPool -> QuantizeLinear with the same parameters: an alias, no node.
@@ -115,7 +116,7 @@ TEST_CASE("QDQ data movement stays on the integer tensor and a QuantizeLinear wi
 
 TEST_CASE("the QOperator form translates QLinearConv and the com.microsoft QLinear operators") {
   const ir::Graph g = import_good("qop_branches.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Add,
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Add,
                                             ir::OpKind::GlobalAveragePool, ir::OpKind::Sigmoid, ir::OpKind::Concat,
                                             ir::OpKind::Dequantize});
   const ir::Node& conv = g.nodes[1];
@@ -144,7 +145,7 @@ TEST_CASE("float graph edges are Quantize and Dequantize nodes with float32 unqu
 
 TEST_CASE("nodes in any acyclic order are imported in topological order") {
   const ir::Graph g = import_good("unsorted_nodes.onnx");
-  CHECK(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Dequantize});
+  CHECK(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Dequantize});
 }
 
 TEST_CASE("weights in an external data file beside the model are read") {
@@ -162,21 +163,21 @@ TEST_CASE("a symbolic batch dimension is pinned to 1 and the input named") {
 
 TEST_CASE("a standalone QDQ Relu becomes a Clamp at the zero point when the scale stays") {
   const ir::Graph g = import_good("relu_same_scale_qdq.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Clamp, ir::OpKind::Dequantize});
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Clamp, ir::OpKind::Dequantize});
   CHECK(g.nodes[1].attrs.act_min == -10);
   CHECK(g.nodes[1].attrs.act_max == 127);
 }
 
 TEST_CASE("a standalone QDQ Relu before a QuantizeLinear with another scale becomes a clamping Requantize") {
   const ir::Graph g = import_good("relu_new_scale_qdq.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Requantize, ir::OpKind::Dequantize});
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Requantize, ir::OpKind::Dequantize});
   CHECK(output_tensor(g, g.nodes[1]).quant.scale == std::vector<float>{0.05f});
   CHECK(g.nodes[1].attrs.act_min == -10);
 }
 
 TEST_CASE("QuantizeLinear then ConvInteger then DequantizeLinear then QuantizeLinear is a raw int32 Conv and a Requantize") {
   const ir::Graph g = import_good("convinteger_qdq.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Requantize, ir::OpKind::Dequantize});
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Requantize, ir::OpKind::Dequantize});
   const ir::Tensor& acc = output_tensor(g, g.nodes[1]);
   CHECK(acc.dtype == ir::DType::Int32);
   // The DequantizeLinear of the accumulator states its scale.
@@ -188,7 +189,7 @@ TEST_CASE("QuantizeLinear then ConvInteger then DequantizeLinear then QuantizeLi
 
 TEST_CASE("a Div by an activation runs in a float island: Dequantize to float32, Div on float32, Quantize back") {
   const ir::Graph g = import_good("div_by_activation.onnx");
-  REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Dequantize, ir::OpKind::Div, ir::OpKind::Quantize});
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Dequantize, ir::OpKind::Div, ir::OpKind::Quantize});
   const ir::Node& dq = g.nodes[1];
   const ir::Node& div = g.nodes[2];
   const ir::Node& q = g.nodes[3];
@@ -207,8 +208,8 @@ TEST_CASE("a Div by an activation runs in a float island: Dequantize to float32,
 
 TEST_CASE("a Flatten of a float graph input before its QuantizeLinear quantizes the input under the view's shape") {
   const ir::Graph g = import_good("matmul_flatten_input_qdq.onnx");
-  REQUIRE(ops(g).front() == ir::OpKind::Quantize);
+  REQUIRE(op_kinds(g).front() == ir::OpKind::Quantize);
   CHECK(g.tensors[g.nodes[0].inputs[0]].shape == std::vector<std::int64_t>{2, 1, 3});
   CHECK(g.tensors[g.nodes[0].outputs[0]].shape == std::vector<std::int64_t>{2, 3});
-  CHECK(ops(g).size() == ops(import_good("matmul_qdq.onnx")).size());
+  CHECK(op_kinds(g).size() == op_kinds(import_good("matmul_qdq.onnx")).size());
 }

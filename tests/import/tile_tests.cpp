@@ -4,6 +4,7 @@
 // (difftest --row-bands, the codegen tiling tests).
 #include <catch2/catch.hpp>
 
+#include "ops/operator.hpp"
 #include "passes/passes.hpp"
 
 using namespace tightfit;
@@ -90,7 +91,7 @@ const ir::Tensor& out0(const ir::Graph& g, const std::string& name) { return g.t
 
 TEST_CASE("a band's nodes read the rows their windows reach, with the image's padding only at its edges") {
   ir::Graph g = chain();
-  const std::int64_t untiled = g.macs(g.nodes[0]) + g.macs(g.nodes[1]) + g.macs(g.nodes[2]);
+  const std::int64_t untiled = ops::macs(g, g.nodes[0]) + ops::macs(g, g.nodes[1]) + ops::macs(g, g.nodes[2]);
   const auto tiled = passes::tile_stage(g, {{"A", "B", "C"}, 4});
   REQUIRE(tiled);
   // Band 1 of 4 makes c's rows 0-1; B reads a's rows 0-3 (2*1 - 1 + 3 = 4, the top pad 1 kept);
