@@ -165,6 +165,7 @@ ir::Graph with_in_place(const ir::Graph& graph, const std::vector<passes::InPlac
   ir::Graph result = graph;
   for (std::size_t k = 0; k < in_place_inputs.size(); ++k)
     if (in_place[k]) passes::write_in_place(result, in_place_inputs[k]);
+  passes::verify_after("write_in_place", result);
   return result;
 }
 
@@ -173,6 +174,7 @@ ir::Graph scheduled_graph(const ir::Graph& graph, const std::vector<passes::InPl
                           const ScheduleChoice& choice) {
   ir::Graph scheduled = with_in_place(graph, in_place_inputs, choice.in_place);
   schedule::reorder_nodes(scheduled, choice.order);
+  passes::verify_after("reorder_nodes", scheduled);
   return scheduled;
 }
 
@@ -373,6 +375,7 @@ Scheduled plan_tiled(const CompileOptions& options, ir::Graph graph, const passe
                      const std::vector<RegionSpec>& regions, const std::vector<PinSpec>& pins, double seconds,
                      passes::TiledStage& tiled) {
   tiled = *passes::tile_stage(graph, stage);  // a candidate of tiling_candidates(): it tiles
+  passes::verify_after("tile_stage", graph);
   std::vector<int> order(graph.nodes.size());
   for (std::size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
   return schedule_and_plan(options, graph, order, regions, pins, seconds, kTilingNodesPerBuffer);
@@ -838,10 +841,14 @@ Imported import_model(const CompileOptions& options) {
   imported.graph = import::import_model(options.model);
   if (options.numerics) imported.graph.numerics = *options.numerics;
   passes::check_numerics(imported.graph);
-  if (options.fold_pad) imported.pad_folds = passes::fold_pads(imported.graph);
+  if (options.fold_pad) {
+    imported.pad_folds = passes::fold_pads(imported.graph);
+    passes::verify_after("fold_pads", imported.graph);
+  }
 
   // 2. The schedule: channels-last activations, float edges moved into the API.
   schedule::to_channels_last(imported.graph);
+  passes::verify_after("to_channels_last", imported.graph);
   // Neither Concat inputs written in place nor row bands cross an If's branches: a graph with an If
   // has neither.
   if (options.zero_copy_concat && !imported.graph.has_if())

@@ -82,7 +82,9 @@ class Importer : public Translator {
     for (const auto& v : graph_.output()) with_context("", [&] { add_graph_output(v.name()); });
     finish_pending_quantization();
     passes::conv1x1_to_fully_connected(out_);
+    passes::verify_after("conv1x1_to_fully_connected", out_);
     passes::fuse_channel_shuffles(out_);
+    passes::verify_after("fuse_channel_shuffles", out_);
     passes::prune_unused_tensors(out_);
     distinct_node_names();
     passes::verify(out_);

@@ -65,17 +65,8 @@ struct Located : Error {
   using Error::Error;
 };
 
-struct Range {
-  std::int64_t min, max;
-};
-
-inline Range dtype_range(ir::DType t) {
-  switch (t) {
-    case ir::DType::Int8: return {-128, 127};
-    case ir::DType::UInt8: return {0, 255};
-    default: return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
-  }
-}
+using Range = ir::DTypeRange;
+using ir::dtype_range;
 
 inline bool same_quant(const ir::Quant& a, const ir::Quant& b) {
   return a.axis == b.axis && a.scale == b.scale && a.zero_point == b.zero_point;

@@ -1,6 +1,16 @@
 #include "ir/ir.hpp"
 
+#include <limits>
+
 namespace tightfit::ir {
+
+DTypeRange dtype_range(DType t) {
+  switch (t) {
+    case DType::Int8: return {-128, 127};
+    case DType::UInt8: return {0, 255};
+    default: return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+  }
+}
 
 const char* dtype_name(DType t) {
   switch (t) {

@@ -41,6 +41,13 @@ enum class DType { Int8, UInt8, Int32, Float32, Bool };
 enum class Layout { Logical, ChannelsLast };
 
 const char* dtype_name(DType t);        // "int8", "uint8", "int32", "float32", "bool"
+
+// The values an integer dtype holds (int32's for float32 and bool): a node that clamps nothing
+// has this activation range.
+struct DTypeRange {
+  std::int64_t min, max;
+};
+DTypeRange dtype_range(DType t);
 std::size_t dtype_size(DType t);        // bytes per element
 
 // Affine quantization: real = scale * (q - zero_point).

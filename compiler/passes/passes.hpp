@@ -105,10 +105,16 @@ std::optional<TiledStage> tile_stage(ir::Graph& graph, const Stage& stage);
 void prune_unused_tensors(ir::Graph& graph);
 
 // Checks what ir.hpp promises to later stages: ids in range, every tensor produced before it is
-// read and produced once, static positive shapes, integer activations quantized per-tensor with
-// zero points in their dtype's range, constants holding exactly their bytes, act_min <= act_max
-// inside the output dtype. Throws tightfit::Error("<source>: IR check: <what>") on the first
-// violation: a failure is a bug in the stage that produced the graph.
+// read and produced once (or lying in one that was, or holding one written in place), a slice's
+// chain of holders ending and its pixels inside its holder, static positive shapes, integer
+// activations quantized per-tensor with zero points in their dtype's range, constants holding
+// exactly their bytes, act_min <= act_max inside the output dtype. Throws
+// tightfit::Error("<source>: IR check: <what>") on the first violation: a failure is a bug in the
+// stage that produced the graph.
 void verify(const ir::Graph& graph);
+
+// verify() on the output of pass `pass`, named in the error (LLVM's verify-each): the driver and
+// the importer call it after every pass that rewrites the graph, in every build.
+void verify_after(const char* pass, const ir::Graph& graph);
 
 }  // namespace tightfit::passes

@@ -326,6 +326,8 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
     n.attrs.starts = {0, 0, b.rows.first - held.rows.first, b.cols.first - held.cols.first};  // ONNX order
     n.inputs = {source};
     n.outputs = {id};
+    n.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[id].dtype).min);
+    n.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[id].dtype).max);
     tiled_nodes.push_back(std::move(n));
     return id;
   };
@@ -345,6 +347,8 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
   concat.op = ir::OpKind::Concat;
   concat.attrs.axis = 1;
   concat.outputs = {output};
+  concat.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[output].dtype).min);
+  concat.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[output].dtype).max);
   std::vector<ir::TensorId> band_columns;  // the current band's tiles of the output
   for (std::size_t tile_index = 0; tile_index < tiles.size(); ++tile_index) {
     const Tile& tile = tiles[tile_index];
@@ -423,6 +427,8 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
     columns.attrs.axis = 2;
     columns.inputs = band_columns;
     columns.outputs = {band_rows};
+    columns.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[band_rows].dtype).min);
+    columns.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[band_rows].dtype).max);
     result.copied_bytes += g.tensors[band_rows].bytes();
     tiled_nodes.push_back(std::move(columns));
     concat.inputs.push_back(band_rows);

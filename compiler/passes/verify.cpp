@@ -1,38 +1,27 @@
 #include <fmt/core.h>
 
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "error.hpp"
+#include "ops/operator.hpp"
 #include "passes/passes.hpp"
 
 namespace tightfit::passes {
 
 namespace {
 
-struct Limits {
-  std::int64_t min, max;
-};
-
-Limits dtype_limits(ir::DType t) {
-  switch (t) {
-    case ir::DType::Int8: return {-128, 127};
-    case ir::DType::UInt8: return {0, 255};
-    default: return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
-  }
-}
-
 class Verifier {
  public:
-  explicit Verifier(const ir::Graph& g)
-      : g_(g), produced_(g.tensors.size(), false), edge_only_(g.tensors.size(), true), dynamic_(g.tensors.size(), false),
+  Verifier(const ir::Graph& g, const char* after_pass)
+      : g_(g), after_pass_(after_pass), produced_(g.tensors.size(), false), written_in_place_(g.tensors.size(), false), edge_only_(g.tensors.size(), true), dynamic_(g.tensors.size(), false),
         producer_guard_(g.tensors.size()) {
     for (const auto& n : g.nodes) {
       if (n.op == ir::OpKind::DynamicQuantize)
         for (auto id : n.outputs)
           if (id >= 0 && id < static_cast<ir::TensorId>(dynamic_.size())) dynamic_[id] = true;
-      if (n.op == ir::OpKind::Quantize || n.op == ir::OpKind::Dequantize) continue;
+      // Quantize and Dequantize convert per-channel edges; a view (no emission) moves no values.
+      if (n.op == ir::OpKind::Quantize || n.op == ir::OpKind::Dequantize || !ops::of(n.op).emit) continue;
       for (auto id : n.inputs)
         if (id >= 0 && id < static_cast<ir::TensorId>(edge_only_.size())) edge_only_[id] = false;
       for (auto id : n.outputs)
@@ -42,6 +31,7 @@ class Verifier {
 
   void run() {
     for (std::size_t i = 0; i < g_.tensors.size(); ++i) check_tensor(static_cast<ir::TensorId>(i));
+    for (std::size_t i = 0; i < g_.tensors.size(); ++i) check_slice(static_cast<ir::TensorId>(i));
     for (auto id : g_.inputs) {
       check_id(id, "graph input");
       if (g_.tensors[id].is_constant) fail(fmt::format("graph input '{}' is a constant", g_.tensors[id].name));
@@ -63,7 +53,10 @@ class Verifier {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw Error(fmt::format("{}: IR check: {}", g_.source, what)); }
+  [[noreturn]] void fail(const std::string& what) const {
+    if (after_pass_) throw Error(fmt::format("{}: IR check after {}: {}", g_.source, after_pass_, what));
+    throw Error(fmt::format("{}: IR check: {}", g_.source, what));
+  }
 
   void check_id(ir::TensorId id, const char* role) const {
     if (id < 0 || id >= static_cast<ir::TensorId>(g_.tensors.size())) fail(fmt::format("{} id {} out of range", role, id));
@@ -74,6 +67,7 @@ class Verifier {
     const bool else_result = n.op == ir::OpKind::IfResult && !n.guard.then_branch && producer_guard_[id].excludes(n.guard);
     if (produced_[id] && !else_result) fail(fmt::format("tensor '{}' is produced twice", g_.tensors[id].name));
     produced_[id] = true;
+    for (ir::TensorId h = g_.tensors[id].slice_of; h != ir::kNoTensor; h = g_.tensors[h].slice_of) written_in_place_[h] = true;
     producer_guard_[id] = n.op == ir::OpKind::IfResult && !n.guard.then_branch ? ir::Guard{} : n.guard;
   }
 
@@ -133,25 +127,59 @@ class Verifier {
       return;
     }
     const ir::Quant& q = t.quant;
-    // Per-channel: constants, and activations that only a graph-edge Quantize/Dequantize touches
-    // (no kernel reads or writes them; the generated set_input/get_output convert them).
+    // Per-channel: constants, and activations that only a graph-edge Quantize/Dequantize or a view
+    // touches (no kernel reads or writes them; the generated set_input/get_output convert them).
     if (q.per_channel() && (q.axis >= static_cast<int>(t.shape.size()) || (!t.is_constant && !edge_only_[id])))
       fail(fmt::format("tensor '{}' is per-channel but is not a constant or has axis {} out of range", t.name, q.axis));
     const std::size_t channels = q.per_channel() ? static_cast<std::size_t>(t.shape[q.axis]) : 1;
     if (q.scale.size() != channels || q.zero_point.size() != channels)
       fail(fmt::format("tensor '{}' has {} scales and {} zero points for {} channels", t.name, q.scale.size(), q.zero_point.size(), channels));
-    const Limits lim = dtype_limits(t.dtype);
+    const ir::DTypeRange lim = ir::dtype_range(t.dtype);
     for (std::size_t c = 0; c < channels; ++c) {
       if (!(q.scale[c] > 0) || !std::isfinite(q.scale[c])) fail(fmt::format("tensor '{}' has scale {}", t.name, q.scale[c]));
       if (q.zero_point[c] < lim.min || q.zero_point[c] > lim.max) fail(fmt::format("tensor '{}' has zero point {} outside {}", t.name, q.zero_point[c], ir::dtype_name(t.dtype)));
     }
   }
 
+  // A tensor lying in another (ir.hpp, `slice_of`): a chain of holders that ends, each of the same
+  // dtype, the tensor's pixels inside its holder's elements and apart from one another.
+  void check_slice(ir::TensorId id) const {
+    const ir::Tensor& t = g_.tensors[id];
+    if (t.slice_of == ir::kNoTensor) return;
+    check_id(t.slice_of, "slice holder");
+    ir::TensorId holder = t.slice_of;
+    for (std::size_t depth = 0; holder != ir::kNoTensor; holder = g_.tensors[holder].slice_of, ++depth) {
+      check_id(holder, "slice holder");
+      if (holder == id || depth > g_.tensors.size())
+        fail(fmt::format("tensor '{}' lies in a chain of tensors that leads back to itself", t.name));
+    }
+    const ir::Tensor& h = g_.tensors[t.slice_of];
+    if (t.is_constant || h.is_constant) fail(fmt::format("constant '{}' lies in another tensor or holds one", t.name));
+    if (t.dtype != h.dtype)
+      fail(fmt::format("tensor '{}' ({}) lies in '{}' ({})", t.name, ir::dtype_name(t.dtype), h.name, ir::dtype_name(h.dtype)));
+    const std::int64_t pixel = t.shape.empty() ? 1 : t.shape.back();
+    const std::int64_t pixels = t.elements() / pixel;
+    const std::int64_t stride = t.slice_pixel_stride == 0 ? pixel : t.slice_pixel_stride;
+    if (t.slice_offset < 0 || (pixels > 1 && stride < pixel) ||
+        t.slice_offset + (pixels - 1) * stride + pixel > h.elements())
+      fail(fmt::format("tensor '{}' ({} pixels of {} elements, every {} from element {}) does not fit in '{}' ({} "
+                       "elements)",
+                       t.name, pixels, pixel, stride, t.slice_offset, h.name, h.elements()));
+  }
+
+  // Whether the bytes of `id` hold values when a node reads it: it was produced, or a tensor it
+  // lies in was (a band of a tiled stage's input), or a tensor lying in it was (written in place).
+  bool holds_values(ir::TensorId id) const {
+    for (ir::TensorId t = id; t != ir::kNoTensor; t = g_.tensors[t].slice_of)
+      if (produced_[t]) return true;
+    return written_in_place_[id];
+  }
+
   void check_node(const ir::Node& n) {
     for (auto id : n.inputs) {
       if (id == ir::kNoTensor) continue;
       check_id(id, "node input");
-      if (!produced_[id]) fail(fmt::format("node '{}' reads '{}' before it is produced", n.name, g_.tensors[id].name));
+      if (!holds_values(id)) fail(fmt::format("node '{}' reads '{}' before it is produced", n.name, g_.tensors[id].name));
     }
     if (n.outputs.empty()) fail(fmt::format("node '{}' has no output", n.name));
     for (auto id : n.outputs) {
@@ -161,15 +189,17 @@ class Verifier {
     }
     const ir::Tensor& y = g_.tensors[n.outputs[0]];
     if (y.dtype != ir::DType::Float32) {
-      const Limits lim = dtype_limits(y.dtype);
+      const ir::DTypeRange lim = ir::dtype_range(y.dtype);
       if (n.attrs.act_min > n.attrs.act_max || n.attrs.act_min < lim.min || n.attrs.act_max > lim.max)
         fail(fmt::format("node '{}' has activation range [{}, {}] outside {}", n.name, n.attrs.act_min, n.attrs.act_max, ir::dtype_name(y.dtype)));
     }
   }
 
   const ir::Graph& g_;
+  const char* after_pass_;  // the pass whose output this is, or nullptr
   std::vector<bool> produced_;
-  std::vector<bool> edge_only_;  // per tensor: no node but Quantize/Dequantize reads or writes it
+  std::vector<bool> written_in_place_;  // per tensor: a tensor lying in it was produced
+  std::vector<bool> edge_only_;  // per tensor: only Quantize, Dequantize or a view reads or writes it
   std::vector<bool> dynamic_;    // per tensor: an output of a DynamicQuantize
   std::vector<ir::Guard> producer_guard_;  // per tensor: its producer's branch (the If's output: none, once both wrote it)
   const ir::Node* previous_ = nullptr;     // the node checked last
@@ -177,6 +207,8 @@ class Verifier {
 
 }  // namespace
 
-void verify(const ir::Graph& graph) { Verifier(graph).run(); }
+void verify(const ir::Graph& graph) { Verifier(graph, nullptr).run(); }
+
+void verify_after(const char* pass, const ir::Graph& graph) { Verifier(graph, pass).run(); }
 
 }  // namespace tightfit::passes

@@ -62,6 +62,50 @@ TEST_CASE("verify refuses a clamp outside the output dtype") {
   CHECK_THROWS_WITH(passes::verify(g), Catch::Contains("activation range"));
 }
 
+// x -> Clamp -> y, where y ([1, 4]) lies in `holder` ([1, 8], a graph output another Clamp writes
+// from y): y's pixel of 4 elements from element `offset` on.
+ir::Graph slice_graph(std::int64_t offset) {
+  ir::Graph g = clamp_graph();
+  ir::Tensor holder = activation("holder", ir::DType::Int8, 0);
+  holder.shape = {1, 8};
+  g.tensors.push_back(holder);
+  g.tensors[1].slice_of = 2;
+  g.tensors[1].slice_offset = offset;
+  g.tensors[1].slice_pixel_stride = 4;
+  ir::Node whole = g.nodes[0];
+  whole.name = "whole";
+  whole.inputs = {1};
+  whole.outputs = {2};
+  g.nodes.push_back(whole);
+  g.outputs = {2};
+  return g;
+}
+
+TEST_CASE("verify accepts a tensor written in place inside its holder") { CHECK_NOTHROW(passes::verify(slice_graph(4))); }
+
+TEST_CASE("verify refuses a tensor lying past the end of its holder") {
+  CHECK_THROWS_WITH(passes::verify(slice_graph(5)),
+                    Catch::Contains("tensor 'y' (1 pixels of 4 elements, every 4 from element 5) does not fit in 'holder'"));
+}
+
+TEST_CASE("verify refuses tensors lying in one another in a circle") {
+  ir::Graph g = slice_graph(0);
+  g.tensors[2].slice_of = 1;
+  CHECK_THROWS_WITH(passes::verify(g), Catch::Contains("leads back to itself"));
+}
+
+TEST_CASE("verify refuses a tensor lying in one of another dtype") {
+  ir::Graph g = slice_graph(0);
+  g.tensors[2].dtype = ir::DType::UInt8;
+  g.tensors[2].quant.zero_point = {128};
+  CHECK_THROWS_WITH(passes::verify(g), Catch::Contains("tensor 'y' (int8) lies in 'holder' (uint8)"));
+}
+
+TEST_CASE("verify after a pass names the pass") {
+  CHECK_THROWS_WITH(passes::verify_after("tile_stage", slice_graph(5)),
+                    Catch::StartsWith("hand.onnx: IR check after tile_stage: tensor 'y'"));
+}
+
 TEST_CASE("prune drops unreferenced tensors and renumbers the rest") {
   ir::Graph g = clamp_graph();
   g.tensors.insert(g.tensors.begin(), activation("unused", ir::DType::Int8, 0));
