@@ -45,8 +45,7 @@ bool written_in_place(const ir::Graph& graph, const ir::Node& node, ir::TensorId
 }  // namespace
 
 std::string kernel_of(const ir::Graph& graph, const ir::Node& node) {
-  const ops::Operator& op = ops::of(node.op);
-  return op.emit ? op.cost_key(graph, node) : "";
+  return ops::of(node.op).cost_key(graph, node);
 }
 
 Work work_of(const ir::Graph& graph, const ir::Node& node) {

@@ -288,6 +288,11 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
   for (const int v : nodes) result.macs += ops::macs(g, g.nodes[v]);
 
   std::vector<ir::Node> tiled_nodes;
+  // The Slices and Concats the tiling adds move bytes: their activation range is all of the dtype.
+  auto clamp_nothing = [&g](ir::Node& n, ir::TensorId out) {
+    n.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[out].dtype).min);
+    n.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[out].dtype).max);
+  };
   auto add_tensor = [&g](ir::Tensor t) {
     g.tensors.push_back(std::move(t));
     return static_cast<ir::TensorId>(g.tensors.size() - 1);
@@ -326,8 +331,7 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
     n.attrs.starts = {0, 0, b.rows.first - held.rows.first, b.cols.first - held.cols.first};  // ONNX order
     n.inputs = {source};
     n.outputs = {id};
-    n.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[id].dtype).min);
-    n.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[id].dtype).max);
+    clamp_nothing(n, id);
     tiled_nodes.push_back(std::move(n));
     return id;
   };
@@ -347,8 +351,7 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
   concat.op = ir::OpKind::Concat;
   concat.attrs.axis = 1;
   concat.outputs = {output};
-  concat.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[output].dtype).min);
-  concat.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[output].dtype).max);
+  clamp_nothing(concat, output);
   std::vector<ir::TensorId> band_columns;  // the current band's tiles of the output
   for (std::size_t tile_index = 0; tile_index < tiles.size(); ++tile_index) {
     const Tile& tile = tiles[tile_index];
@@ -427,8 +430,7 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
     columns.attrs.axis = 2;
     columns.inputs = band_columns;
     columns.outputs = {band_rows};
-    columns.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[band_rows].dtype).min);
-    columns.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[band_rows].dtype).max);
+    clamp_nothing(columns, band_rows);
     result.copied_bytes += g.tensors[band_rows].bytes();
     tiled_nodes.push_back(std::move(columns));
     concat.inputs.push_back(band_rows);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <limits>
 #include <string>
 
 #include "error.hpp"
@@ -46,10 +45,8 @@ Node make_view(const Graph& g, const std::string& name, const std::string& onnx_
   n.op = OpKind::Reshape;
   n.inputs = {in};
   n.outputs = {out};
-  const ir::DType dtype = g.tensors[in].dtype;
-  const bool is_unsigned = dtype == ir::DType::UInt8;
-  n.attrs.act_min = is_unsigned ? 0 : dtype == ir::DType::Int8 ? -128 : std::numeric_limits<std::int32_t>::min();
-  n.attrs.act_max = is_unsigned ? 255 : dtype == ir::DType::Int8 ? 127 : std::numeric_limits<std::int32_t>::max();
+  n.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[in].dtype).min);
+  n.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[in].dtype).max);
   return n;
 }
 

@@ -58,6 +58,7 @@ TEST_CASE("the operator table states every rule of every operator") {
   for (const ops::Operator* op : ops::operators()) {
     INFO(ir::op_name(op->kind));
     CHECK(ops::unstated_rule(*op) == nullptr);
+    if (!op->emit) CHECK(op->cost_key == ops::no_call);  // a view makes no call to cost
   }
 }
 
