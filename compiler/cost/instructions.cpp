@@ -37,9 +37,9 @@ const Table& table() {
   return parsed;
 }
 
-// A Concat input its producer wrote in place (passes/zero_copy_concat.cpp): the Concat skips it.
+// An input of a copy that its producer wrote in place (passes/zero_copy_concat.cpp): the copy skips it.
 bool written_in_place(const ir::Graph& graph, const ir::Node& node, ir::TensorId input) {
-  return node.op == ir::OpKind::Concat && graph.tensors[input].slice_of == node.outputs[0];
+  return ops::of(node.op).cost_work == ops::CostWork::copies_inputs && graph.tensors[input].slice_of == node.outputs[0];
 }
 
 }  // namespace
@@ -54,14 +54,15 @@ Work work_of(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::TensorId t : node.inputs)
     if (t != ir::kNoTensor && !graph.tensors[t].is_constant && !written_in_place(graph, node, t))
       w.input_bytes += graph.tensors[t].bytes();
-  // A Concat writes the bytes it copies; every other call its whole outputs.
-  if (node.op == ir::OpKind::Concat) w.output_bytes = w.input_bytes;
+  // A copy writes the bytes it copies; every other call its whole outputs.
+  const ops::CostWork rule = ops::of(node.op).cost_work;
+  if (rule == ops::CostWork::copies_inputs) w.output_bytes = w.input_bytes;
   else
     for (const ir::TensorId t : node.outputs)
       if (t != ir::kNoTensor) w.output_bytes += graph.tensors[t].bytes();
   const std::vector<std::int64_t>& shape = graph.tensors[node.outputs[0]].shape;
   w.output_pixels = shape.size() < 2 ? 1 : graph.tensors[node.outputs[0]].elements() / std::max<std::int64_t>(1, shape.back());
-  if ((node.op == ir::OpKind::MaxPool || node.op == ir::OpKind::AveragePool) && node.attrs.kernel_shape.size() == 2)
+  if (rule == ops::CostWork::pooling_window && node.attrs.kernel_shape.size() == 2)
     w.window_reads = graph.tensors[node.outputs[0]].elements() * node.attrs.kernel_shape[0] * node.attrs.kernel_shape[1];
   return w;
 }

@@ -2,6 +2,7 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -57,6 +58,16 @@ schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::s
   return overlap_distances(tightfit::average_pool_distance(emit::average_pool_params(g, n)), tightfit::kNoOverlap);
 }
 
+// TFLite's average pool writes its input's quantization and never counts padding.
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  if (!same_scale_and_zero_point(g.tensors[n.inputs[0]], g.tensors[n.outputs[0]]))
+    return "TFLite's average pool needs the input's scale and zero point on the output";
+  if (n.attrs.count_include_pad)
+    for (std::int64_t pad : n.attrs.pads)
+      if (pad != 0) return "TFLite's average pool never counts padding (count_include_pad=1 with pads)";
+  return {};
+}
+
 }  // namespace
 
 extern const Operator kAveragePool = [] {
@@ -76,6 +87,8 @@ extern const Operator kAveragePool = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::pooling_window;
+  op.tflite_gap = tflite_gap;
   return op;
 }();
 

@@ -167,6 +167,8 @@ extern const Operator kClamp = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 
@@ -187,6 +189,8 @@ extern const Operator kClipFloat = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = no_tflite_form;
   return op;
 }();
 

@@ -5,6 +5,7 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -172,6 +173,16 @@ std::string concat_kernel(const ir::Graph& g, const ir::Node& n) {
   return all_in_place ? "" : ir::op_name(n.op);
 }
 
+// TFLite's int8 spec gives CONCATENATION's inputs the output's scale and zero point; TFLite
+// Micro copies their bytes unchanged whatever their quantization.
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  for (ir::TensorId in : n.inputs)
+    if (!same_scale_and_zero_point(g.tensors[in], g.tensors[n.outputs[0]]))
+      return "TFLite's int8 CONCATENATION needs every input quantized as its output (TFLite Micro would copy "
+             "the bytes unrequantized)";
+  return {};
+}
+
 }  // namespace
 
 extern const Operator kConcat = [] {
@@ -191,6 +202,8 @@ extern const Operator kConcat = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = concat_kernel;
+  op.cost_work = CostWork::copies_inputs;
+  op.tflite_gap = tflite_gap;
   return op;
 }();
 

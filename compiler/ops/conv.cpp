@@ -259,6 +259,8 @@ extern const Operator kConv = [] {
   op.strided_output = StridedOutput::channel_slice;
   op.macs = conv_macs;
   op.cost_key = conv_kernel;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 

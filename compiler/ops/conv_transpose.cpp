@@ -137,6 +137,8 @@ extern const Operator kConvTranspose = [] {
   op.strided_output = StridedOutput::channel_slice;
   op.macs = conv_transpose_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = no_tflite_form;
   return op;
 }();
 

@@ -106,6 +106,8 @@ extern const Operator kDiv = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = lookup_table_cost;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = no_tflite_form;
   return op;
 }();
 

@@ -268,6 +268,8 @@ extern const Operator kFullyConnected = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = fully_connected_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 

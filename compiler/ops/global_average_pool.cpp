@@ -2,6 +2,7 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -65,6 +66,13 @@ schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_
   return overlap_distances(tightfit::global_average_pool_distance({}), tightfit::kNoOverlap);
 }
 
+// TFLite's average pool writes its input's quantization.
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  if (!same_scale_and_zero_point(g.tensors[n.inputs[0]], g.tensors[n.outputs[0]]))
+    return "TFLite's average pool needs the input's scale and zero point on the output";
+  return {};
+}
+
 }  // namespace
 
 extern const Operator kGlobalAveragePool = [] {
@@ -84,6 +92,8 @@ extern const Operator kGlobalAveragePool = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_gap;
   return op;
 }();
 

@@ -5,7 +5,10 @@
 // as ONNX Runtime computes them between DequantizeLinear and QuantizeLinear; under --numerics
 // tflite HardSwish's is build_hard_swish_table_tflite, TFLite Micro's HARD_SWISH). ONNX Runtime
 // has no QLinear form of either: the QDQ form only.
+#include <tightfit/host.hpp>
+
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -52,6 +55,15 @@ struct Emit : Emission {
   }
 };
 
+std::string hard_swish_tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  if (!int8_to_int8(g, n)) return "TFLite Micro's HARD_SWISH takes int8";
+  // TFLite Micro's Prepare requires the output multiplier's exponent to be at most 0.
+  const float x_scale = g.tensors[n.inputs[0]].quant.scale[0], y_scale = g.tensors[n.outputs[0]].quant.scale[0];
+  if (tightfit::tflite_hard_swish_params(x_scale, y_scale).output_exponent > 0)
+    return "TFLite Micro's HARD_SWISH needs an output scale above 1/128 of the input's";
+  return {};
+}
+
 }  // namespace
 
 extern const Operator kHardSigmoid = [] {
@@ -69,6 +81,8 @@ extern const Operator kHardSigmoid = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = lookup_table_cost;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = no_tflite_form;
   return op;
 }();
 
@@ -87,6 +101,8 @@ extern const Operator kHardSwish = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = lookup_table_cost;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = hard_swish_tflite_gap;
   return op;
 }();
 

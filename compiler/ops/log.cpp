@@ -72,6 +72,8 @@ extern const Operator kLog = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = lookup_table_cost;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = no_tflite_form;
   return op;
 }();
 
@@ -90,6 +92,8 @@ extern const Operator kExp = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = lookup_table_cost;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = no_tflite_form;
   return op;
 }();
 

@@ -66,6 +66,8 @@ extern const Operator kMaxPool = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::pooling_window;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 

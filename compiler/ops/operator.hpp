@@ -112,9 +112,22 @@ enum class SharedKernel {
 // node with an output and at least two inputs.
 using MacsRule = std::int64_t (*)(const ir::Graph& graph, const ir::Node& node);
 
+// What a node's call reads and writes, for its cost estimate (cost::work_of): its whole inputs and
+// outputs; a copy's (Concat's) inputs not written in place, as much again written; or a pooling
+// window's reads besides.
+enum class CostWork { unstated, whole_tensors, copies_inputs, pooling_window };
+
 // The name of the kernel a node's call runs, its key in the measured costs
 // (compiler/cost/kernel_costs.json); "" when it makes no call.
 using CostKeyRule = std::string (*)(const ir::Graph& graph, const ir::Node& node);
+
+// Under TFLite numerics (passes::check_numerics, docs/numerics.md): why the kernel cannot compute
+// the node as TFLite Micro does, or "" when it can. tflite_exact for operators that round nothing
+// or round as TFLite does whatever their quantization; no_tflite_form for those without TFLite
+// arithmetic yet.
+using TfliteGap = std::string (*)(const ir::Graph& graph, const ir::Node& node);
+std::string tflite_exact(const ir::Graph& graph, const ir::Node& node);
+std::string no_tflite_form(const ir::Graph& graph, const ir::Node& node);
 
 // Every rule of an operator, each a named field. An operator's file sets every one (to its "does
 // not apply" value where it does not apply); operators() refuses a table with a rule unstated.
@@ -132,6 +145,8 @@ struct Operator {
   StridedOutput strided_output = StridedOutput::unstated;
   MacsRule macs = nullptr;
   CostKeyRule cost_key = nullptr;
+  CostWork cost_work = CostWork::unstated;
+  TfliteGap tflite_gap = nullptr;
 };
 
 // The first rule `op` leaves unstated ("layout", "tile window", ...), or nullptr.
@@ -168,6 +183,9 @@ std::string lookup_table_cost(const ir::Graph& graph, const ir::Node& node);
 // Multiply-accumulates of a node: its operator's MacsRule, 0 for a node with no output or fewer
 // than two inputs.
 std::int64_t macs(const ir::Graph& graph, const ir::Node& node);
+
+// Multiply-accumulates of every node of `graph`.
+std::int64_t model_macs(const ir::Graph& graph);
 
 // The rule importing ONNX operator `op_type` of `domain` ("ai.onnx" is ""), or nullptr.
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type);

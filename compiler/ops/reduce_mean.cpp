@@ -9,6 +9,7 @@
 // Eigen sum, bit-exact), over others tightfit::reduce_mean_float (index order, as ORT's
 // FastReduceRK), then divided by the count.
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -182,6 +183,11 @@ struct Emit : Emission {
   }
 };
 
+std::string mean_tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  if (!int8_to_int8(g, n)) return "TFLite Micro's int8 MEAN takes int8";
+  return {};
+}
+
 }  // namespace
 
 extern const Operator kReduceMean = [] {
@@ -199,6 +205,8 @@ extern const Operator kReduceMean = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = mean_tflite_gap;
   return op;
 }();
 
@@ -218,6 +226,8 @@ extern const Operator kReduceMax = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 
@@ -237,6 +247,8 @@ extern const Operator kReduceMin = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 

@@ -21,8 +21,14 @@ const char* unstated_rule(const Operator& op) {
   if (op.strided_output == StridedOutput::unstated) return "strided output";
   if (!op.macs) return "MACs";
   if (!op.cost_key) return "cost key";
+  if (op.cost_work == CostWork::unstated) return "cost work";
+  if (!op.tflite_gap) return "TFLite numerics";
   return nullptr;
 }
+
+std::string tflite_exact(const ir::Graph&, const ir::Node&) { return {}; }
+
+std::string no_tflite_form(const ir::Graph&, const ir::Node&) { return "no TFLite arithmetic for this operator yet"; }
 
 const std::vector<const Operator*>& operators() {
   static const std::vector<const Operator*> table = [] {
@@ -84,6 +90,12 @@ std::string lookup_table_cost(const ir::Graph& graph, const ir::Node& node) {
 std::int64_t macs(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.empty() || node.inputs.size() < 2) return 0;
   return of(node.op).macs(graph, node);
+}
+
+std::int64_t model_macs(const ir::Graph& graph) {
+  std::int64_t total = 0;
+  for (const ir::Node& n : graph.nodes) total += macs(graph, n);
+  return total;
 }
 
 const ImportRule* import_rule(const std::string& domain, const std::string& op_type) {

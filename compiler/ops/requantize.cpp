@@ -3,6 +3,7 @@
 // QUANTIZE between int8 quantizations and RELU that requantizes). From int32: float(x - zp) *
 // scale, then QuantizeLinear.
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 
 namespace tightfit::ops {
@@ -42,6 +43,15 @@ struct Emit : Emission {
   }
 };
 
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  if (!int8_to_int8(g, n)) return "TFLite's requantization (QUANTIZE) is int8 to int8 here";
+  // TFLite Micro's RELU6 clamps in its input's quantization and writes the input's bytes: it
+  // has no requantizing form (the importer labels nodes with the TFLite operator's name).
+  if (n.onnx_op == "RELU6" || n.onnx_op == "RELU_N1_TO_1")
+    return "TFLite Micro's RELU6 does not requantize: its output must be quantized as its input";
+  return {};
+}
+
 }  // namespace
 
 extern const Operator kRequantize = [] {
@@ -59,6 +69,8 @@ extern const Operator kRequantize = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = lookup_table_cost;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_gap;
   return op;
 }();
 

@@ -67,6 +67,8 @@ extern const Operator kReshape = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = no_call;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 

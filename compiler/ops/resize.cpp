@@ -101,6 +101,8 @@ extern const Operator kResize = [] {
   op.strided_output = StridedOutput::channel_slice;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_exact;
   return op;
 }();
 

@@ -2,6 +2,7 @@
 // island's value, a float graph output, a value read on in float) float32, tightfit::sigmoid_float
 // (ORT's MlasComputeLogistic).
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -44,6 +45,10 @@ struct Emit : Emission {
   }
 };
 
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  return tflite_activation_gap(g, n, "LOGISTIC", 1.0f / 256, -128, "scale 1/256, zero point -128");
+}
+
 }  // namespace
 
 extern const Operator kSigmoid = [] {
@@ -63,6 +68,8 @@ extern const Operator kSigmoid = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_gap;
   return op;
 }();
 

@@ -3,6 +3,7 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -99,6 +100,13 @@ schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_
   return overlap_distances(tightfit::softmax_distance(), tightfit::kNoOverlap);
 }
 
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  const ir::Tensor& y = g.tensors[n.outputs[0]];
+  if (y.dtype != ir::DType::Int8 || !quantized_as(y, 1.0f / 256, -128))
+    return "TFLite's int8 softmax writes scale 1/256, zero point -128";
+  return {};
+}
+
 }  // namespace
 
 extern const Operator kSoftmax = [] {
@@ -117,6 +125,8 @@ extern const Operator kSoftmax = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_gap;
   return op;
 }();
 

@@ -43,6 +43,8 @@ extern const Operator kSqrt = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = no_tflite_form;
   return op;
 }();
 

@@ -2,6 +2,7 @@
 // QLinear form); otherwise (a float island's value, a float graph output, a value read on in
 // float) float32, tightfit::tanh_float (ORT's MlasComputeTanh).
 #include "ops/operator.hpp"
+#include "ops/tflite_numerics.hpp"
 #include "emit/emission.hpp"
 #include "import/translator.hpp"
 
@@ -32,6 +33,10 @@ struct Emit : Emission {
   }
 };
 
+std::string tflite_gap(const ir::Graph& g, const ir::Node& n) {
+  return tflite_activation_gap(g, n, "TANH", 1.0f / 128, 0, "scale 1/128, zero point 0");
+}
+
 }  // namespace
 
 extern const Operator kTanh = [] {
@@ -49,6 +54,8 @@ extern const Operator kTanh = [] {
   op.strided_output = StridedOutput::contiguous_only;
   op.macs = no_macs;
   op.cost_key = named_for_operator;
+  op.cost_work = CostWork::whole_tensors;
+  op.tflite_gap = tflite_gap;
   return op;
 }();
 

@@ -65,6 +65,10 @@ TEST_CASE("the operator table states every rule of every operator") {
 TEST_CASE("an operator with a rule left unstated is named with that rule") {
   ops::Operator op = ops::of(ir::OpKind::HardSigmoid);
   CHECK(ops::unstated_rule(op) == nullptr);
+  op.tflite_gap = nullptr;
+  CHECK(ops::unstated_rule(op) == std::string("TFLite numerics"));
+  op.cost_work = ops::CostWork::unstated;
+  CHECK(ops::unstated_rule(op) == std::string("cost work"));
   op.output_range = ops::OutputRange::unstated;
   CHECK(ops::unstated_rule(op) == std::string("output range"));
   op.tile_window = ops::TileWindow::unstated;
