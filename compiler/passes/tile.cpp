@@ -203,6 +203,278 @@ std::optional<StageShape> stage_shape(const ir::Graph& g, const TensorUses& uses
   return s;
 }
 
+// Per tile (band by band, column by column): the box of each tensor the stage makes or reads, and
+// what each node reads of them.
+struct Tile {
+  std::map<ir::TensorId, Box> boxes;
+  std::vector<std::vector<TileInput>> inputs;  // per node, per input slot
+};
+
+// The tiles of `stage` (its `nodes`, of `shape`); none when a tile needs nothing of a node, or would
+// read in part a tensor written in place into a Concat of the stage.
+std::optional<std::vector<Tile>> stage_tiles(const ir::Graph& g, const Stage& stage, const std::vector<int>& nodes,
+                                             const StageShape& shape) {
+  const ir::TensorId output = shape.output;
+  const std::int64_t height = g.tensors[output].shape[1], width = g.tensors[output].shape[2];
+  const std::size_t k = nodes.size();
+  std::vector<Tile> tiles;
+  for (int b = 0; b < stage.tiles; ++b)
+    for (int c = 0; c < stage.columns; ++c) {
+      Tile tile;
+      tile.boxes[output] = {{height * b / stage.tiles, height * (b + 1) / stage.tiles},
+                            {width * c / stage.columns, width * (c + 1) / stage.columns}};
+      tile.inputs.resize(k);
+      for (std::size_t j = k; j-- > 0;) {
+        const ir::Node& n = g.nodes[nodes[j]];
+        const Box out = tile.boxes[n.outputs[0]];
+        if (out.empty()) return std::nullopt;  // nothing of it is needed in this tile
+        tile.inputs[j].resize(n.inputs.size());
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+          const ir::TensorId t = n.inputs[i];
+          if (t == ir::kNoTensor || g.tensors[t].is_constant) continue;
+          TileInput& in = tile.inputs[j][i];
+          in = tile_input(shape.windows[j], out, g.tensors[t].shape);
+          if (stage.whole_rows) in.box.cols = {0, g.tensors[t].shape[2]};  // a band is whole rows of every tensor
+          if (in.box.empty()) return std::nullopt;
+          tile.boxes[t] = hull(tile.boxes[t], in.box);
+        }
+      }
+      // A tensor written in place into a Concat of the stage has exactly the Concat's box; one read
+      // in part lies in a buffer of its own (its readers read their part of it).
+      for (std::size_t j = 0; j < k; ++j)
+        for (std::size_t i = 0; i < g.nodes[nodes[j]].inputs.size(); ++i) {
+          const ir::TensorId t = g.nodes[nodes[j]].inputs[i];
+          if (t == ir::kNoTensor || g.tensors[t].is_constant || t == shape.input) continue;
+          if (g.tensors[t].slice_of != ir::kNoTensor && !(tile.inputs[j][i].box == tile.boxes[t])) return std::nullopt;
+        }
+      tiles.push_back(std::move(tile));
+    }
+  return tiles;
+}
+
+// Writes a stage's tiles into the graph: the tensors of each tile, the nodes that make them, the
+// copies a tile narrower than the image needs, and the Concat of the bands.
+class StageTiler {
+ public:
+  StageTiler(ir::Graph& g, const Stage& stage, const std::vector<int>& nodes, const StageShape& shape)
+      : g_(g),
+        stage_(stage),
+        nodes_(nodes),
+        shape_(shape),
+        whole_rows_(stage.whole_rows),
+        output_(shape.output),
+        width_(g.tensors[shape.output].shape[2]),
+        channels_(g.tensors[shape.output].shape[3]),
+        x_(g.tensors[shape.input]),
+        x_whole_{{0, x_.shape[1]}, {0, x_.shape[2]}} {
+    // The stage's input is read in place from the tensor that holds its bytes, whole rows at a time.
+    if (x_.slice_of != ir::kNoTensor) {
+      holder_ = x_.slice_of;
+      holder_offset_ = x_.slice_offset;
+    }
+    result_.stage = stage;
+    result_.input = x_.name;
+    result_.output = g.tensors[output_].name;
+    for (const int v : nodes) result_.macs += ops::macs(g, g.nodes[v]);
+    concat_.name = g.nodes[nodes.back()].name + " [bands]";
+    concat_.onnx_op = "row bands of a tiled stage";
+    concat_.op = ir::OpKind::Concat;
+    concat_.attrs.axis = 1;
+    concat_.outputs = {output_};
+    clamp_nothing(concat_, output_);
+  }
+
+  void add_tile(const Tile& tile, std::size_t tile_index) {
+    const int b = static_cast<int>(tile_index) / stage_.columns, c = static_cast<int>(tile_index) % stage_.columns;
+    const std::string tile_name = whole_rows_ ? fmt::format("band {}/{}", b + 1, stage_.tiles)
+                                              : fmt::format("band {}/{}, column {}/{}", b + 1, stage_.tiles, c + 1,
+                                                            stage_.columns);
+    const std::map<ir::TensorId, ir::TensorId> made = make_tensors(tile);
+    // The stage's input: whole rows are read in place; a tile narrower than the image copies its
+    // columns once, and its nodes read their parts of that copy.
+    const Box& x_box = tile.boxes.at(shape_.input);
+    std::optional<ir::TensorId> x_copy;
+    auto read_input = [&](const Box& read) {
+      if (read.cols == x_whole_.cols)
+        return rows_in(x_, read, holder_, holder_offset_ + read.rows.first * x_.shape[2] * x_.shape[3]);
+      if (x_box.cols == x_whole_.cols) return copied(x_, shape_.input, x_whole_, read, tile_name);
+      if (!x_copy) x_copy = copied(x_, shape_.input, x_whole_, x_box, tile_name);
+      return read_part(shape_.input, *x_copy, x_box, read, tile_name);
+    };
+    for (std::size_t j = 0; j < nodes_.size(); ++j) {
+      ir::Node n = g_.nodes[nodes_[j]];
+      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        const ir::TensorId t = n.inputs[i];
+        if (t == ir::kNoTensor || g_.tensors[t].is_constant) continue;
+        const Box& read = tile.inputs[j][i].box;
+        n.inputs[i] =
+            t == shape_.input ? read_input(read) : read_part(t, made.at(t), tile.boxes.at(t), read, tile_name);
+      }
+      n.outputs[0] = made.at(n.outputs[0]);
+      n.name = fmt::format("{} [{}]", n.name, tile_name);
+      set_tile_pads(n, shape_.windows[j], tile.inputs[j][0].pads);
+      result_.tiled_macs += ops::macs(g_, n);
+      tiled_nodes_.push_back(std::move(n));
+    }
+    if (whole_rows_) {
+      concat_.inputs.push_back(made.at(output_));
+      return;
+    }
+    band_columns_.push_back(made.at(output_));
+    if (c + 1 == stage_.columns) add_band_columns(tile.boxes.at(output_).rows, b);
+  }
+
+  // The tiles run where the stage's last node ran; every other node keeps its place.
+  TiledStage finish() {
+    std::vector<ir::Node> scheduled;
+    for (std::size_t v = 0; v < g_.nodes.size(); ++v) {
+      if (std::find(nodes_.begin(), nodes_.end(), static_cast<int>(v)) == nodes_.end()) {
+        scheduled.push_back(std::move(g_.nodes[v]));
+        continue;
+      }
+      if (static_cast<int>(v) != nodes_.back()) continue;
+      for (ir::Node& n : tiled_nodes_) scheduled.push_back(std::move(n));
+      scheduled.push_back(concat_);
+    }
+    g_.nodes = std::move(scheduled);
+    return result_;
+  }
+
+ private:
+  // The tile of every tensor the stage makes, then where those written in place lie: the stage's
+  // output (whole rows), or their Concat's tile.
+  std::map<ir::TensorId, ir::TensorId> make_tensors(const Tile& tile) {
+    std::map<ir::TensorId, ir::TensorId> made;
+    for (const int v : nodes_) {
+      const ir::TensorId y_id = g_.nodes[v].outputs[0];
+      const Box& box = tile.boxes.at(y_id);
+      ir::Tensor y = part(g_.tensors[y_id], box);
+      if (y_id == output_ && whole_rows_) {
+        y.slice_of = output_;
+        y.slice_offset = box.rows.first * width_ * channels_;
+        y.slice_pixel_stride = channels_;
+      }
+      made[y_id] = add_tensor(std::move(y));
+    }
+    // (In the band of the stage's output, it lies in a tensor that lies in another: the emitter
+    // adds up the offsets.)
+    for (const auto& [original, tiled] : made)
+      if (original != output_ && g_.tensors[original].slice_of != ir::kNoTensor)
+        g_.tensors[tiled].slice_of = made.at(g_.tensors[original].slice_of);
+    return made;
+  }
+
+  // A tile's node keeps the image's padding where the tile touches its edge, none inside.
+  void set_tile_pads(ir::Node& n, const NodeWindow& w, const std::array<std::int64_t, 4>& pads) const {
+    if (w.rows.kernel > 1 || w.rows.pad > 0) {
+      n.attrs.pads.resize(4, 0);
+      n.attrs.pads[0] = pads[0];
+      n.attrs.pads[2] = pads[2];
+    }
+    if (!whole_rows_ && (w.cols.kernel > 1 || w.cols.pad > 0)) {
+      n.attrs.pads.resize(4, 0);
+      n.attrs.pads[1] = pads[1];
+      n.attrs.pads[3] = pads[3];
+    }
+  }
+
+  // A band's tiles of the output are copied side by side into its rows, in place in the output.
+  void add_band_columns(const Span& rows, int b) {
+    const Box band{rows, {0, width_}};
+    const ir::TensorId band_rows = rows_in(g_.tensors[output_], band, output_, band.rows.first * width_ * channels_);
+    ir::Node columns;
+    columns.name = fmt::format("{} [band {}/{}, columns]", g_.nodes[nodes_.back()].name, b + 1, stage_.tiles);
+    columns.onnx_op = "columns of a band of a tiled stage";
+    columns.op = ir::OpKind::Concat;
+    columns.attrs.axis = 2;
+    columns.inputs = band_columns_;
+    columns.outputs = {band_rows};
+    clamp_nothing(columns, band_rows);
+    result_.copied_bytes += g_.tensors[band_rows].bytes();
+    tiled_nodes_.push_back(std::move(columns));
+    concat_.inputs.push_back(band_rows);
+    band_columns_.clear();
+  }
+
+  // The Slices and Concats the tiling adds move bytes: their activation range is all of the dtype.
+  void clamp_nothing(ir::Node& n, ir::TensorId out) const {
+    n.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g_.tensors[out].dtype).min);
+    n.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g_.tensors[out].dtype).max);
+  }
+
+  ir::TensorId add_tensor(ir::Tensor t) {
+    g_.tensors.push_back(std::move(t));
+    return static_cast<ir::TensorId>(g_.tensors.size() - 1);
+  }
+
+  // Box `b` of tensor `of` (of the stage), named for it.
+  ir::Tensor part(const ir::Tensor& of, const Box& b) const {
+    ir::Tensor t = of;
+    t.name = whole_rows_ ? fmt::format("{} [rows {}-{}]", of.name, b.rows.first, b.rows.last - 1)
+                         : fmt::format("{} [rows {}-{}, cols {}-{}]", of.name, b.rows.first, b.rows.last - 1,
+                                       b.cols.first, b.cols.last - 1);
+    t.shape[1] = b.rows.size();
+    t.shape[2] = b.cols.size();
+    return t;
+  }
+
+  // Box `b` of tensor `of`, whole rows of tensor `in` from element `offset` on: lying in it in place.
+  ir::TensorId rows_in(const ir::Tensor& of, const Box& b, ir::TensorId in, std::int64_t offset) {
+    ir::Tensor t = part(of, b);
+    t.slice_of = in;
+    t.slice_offset = offset;
+    t.slice_pixel_stride = of.shape[3];
+    return add_tensor(std::move(t));
+  }
+
+  // Box `b` of tensor `of`, copied (a Slice) from `source`, which holds box `held` of it: a part
+  // narrower than the rows it lies in is no view the kernels can read.
+  ir::TensorId copied(const ir::Tensor& of, ir::TensorId source, const Box& held, const Box& b,
+                      const std::string& tile_name) {
+    ir::Tensor t = part(of, b);
+    t.slice_of = ir::kNoTensor;
+    t.slice_offset = t.slice_pixel_stride = 0;
+    result_.copied_bytes += t.bytes();
+    const ir::TensorId id = add_tensor(std::move(t));
+    ir::Node n;
+    n.name = fmt::format("copy of {} [{}]", g_.tensors[id].name, tile_name);
+    n.onnx_op = "columns of a tile's input";
+    n.op = ir::OpKind::Slice;
+    n.attrs.starts = {0, 0, b.rows.first - held.rows.first, b.cols.first - held.cols.first};  // ONNX order
+    n.inputs = {source};
+    n.outputs = {id};
+    clamp_nothing(n, id);
+    tiled_nodes_.push_back(std::move(n));
+    return id;
+  }
+
+  // What a node reads: box `read` of tensor `of`, which `source` holds as box `held`.
+  ir::TensorId read_part(ir::TensorId of, ir::TensorId source, const Box& held, const Box& read,
+                         const std::string& tile_name) {
+    if (read == held) return source;
+    const ir::Tensor t = g_.tensors[of];
+    if (read.cols == held.cols)
+      return rows_in(t, read, source, (read.rows.first - held.rows.first) * held.cols.size() * t.shape[3]);
+    return copied(t, source, held, read, tile_name);
+  }
+
+  ir::Graph& g_;
+  const Stage& stage_;
+  const std::vector<int>& nodes_;
+  const StageShape& shape_;
+  const bool whole_rows_;
+  const ir::TensorId output_;
+  const std::int64_t width_, channels_;
+  const ir::Tensor x_;  // the stage's input, a copy: adding tensors moves them
+  const Box x_whole_;
+  ir::TensorId holder_ = shape_.input;  // the tensor that holds the input's bytes
+  std::int64_t holder_offset_ = 0;
+  TiledStage result_;
+  ir::Node concat_;                        // of the bands, along H
+  std::vector<ir::Node> tiled_nodes_;
+  std::vector<ir::TensorId> band_columns_;  // the current band's tiles of the output
+};
+
 }  // namespace
 
 std::optional<Stage> stage_of_steps(const ir::Graph& g, int first, int last) {
@@ -225,231 +497,13 @@ std::optional<TiledStage> tile_stage(ir::Graph& g, const Stage& stage) {
   }
   const std::optional<StageShape> shape = stage_shape(g, tensor_uses(g), nodes);
   if (!shape || stage.tiles < 1 || stage.columns < 1 || (stage.whole_rows && stage.columns != 1)) return std::nullopt;
-  const std::size_t k = nodes.size();
-  const ir::TensorId output = shape->output;
-  const std::int64_t height = g.tensors[output].shape[1], width = g.tensors[output].shape[2];
-  const std::int64_t channels = g.tensors[output].shape[3];
-  if (stage.tiles > height || stage.columns > width) return std::nullopt;
-  const bool whole_rows = stage.whole_rows;
-
-  // Per tile (band by band, column by column): the box of each tensor the stage makes or reads, and
-  // what each node reads of them.
-  struct Tile {
-    std::map<ir::TensorId, Box> boxes;
-    std::vector<std::vector<TileInput>> inputs;  // per node, per input slot
-  };
-  std::vector<Tile> tiles;
-  for (int b = 0; b < stage.tiles; ++b)
-    for (int c = 0; c < stage.columns; ++c) {
-      Tile tile;
-      tile.boxes[output] = {{height * b / stage.tiles, height * (b + 1) / stage.tiles},
-                            {width * c / stage.columns, width * (c + 1) / stage.columns}};
-      tile.inputs.resize(k);
-      for (std::size_t j = k; j-- > 0;) {
-        const ir::Node& n = g.nodes[nodes[j]];
-        const Box out = tile.boxes[n.outputs[0]];
-        if (out.empty()) return std::nullopt;  // nothing of it is needed in this tile
-        tile.inputs[j].resize(n.inputs.size());
-        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-          const ir::TensorId t = n.inputs[i];
-          if (t == ir::kNoTensor || g.tensors[t].is_constant) continue;
-          TileInput& in = tile.inputs[j][i];
-          in = tile_input(shape->windows[j], out, g.tensors[t].shape);
-          if (whole_rows) in.box.cols = {0, g.tensors[t].shape[2]};  // a band is whole rows of every tensor
-          if (in.box.empty()) return std::nullopt;
-          tile.boxes[t] = hull(tile.boxes[t], in.box);
-        }
-      }
-      // A tensor written in place into a Concat of the stage has exactly the Concat's box; one read
-      // in part lies in a buffer of its own (its readers read their part of it).
-      for (std::size_t j = 0; j < k; ++j)
-        for (std::size_t i = 0; i < g.nodes[nodes[j]].inputs.size(); ++i) {
-          const ir::TensorId t = g.nodes[nodes[j]].inputs[i];
-          if (t == ir::kNoTensor || g.tensors[t].is_constant || t == shape->input) continue;
-          if (g.tensors[t].slice_of != ir::kNoTensor && !(tile.inputs[j][i].box == tile.boxes[t])) return std::nullopt;
-        }
-      tiles.push_back(std::move(tile));
-    }
-
-  // The stage's input is read in place from the tensor that holds its bytes, whole rows at a time.
-  const ir::Tensor x = g.tensors[shape->input];  // a copy: adding tensors moves them
-  const Box x_whole{{0, x.shape[1]}, {0, x.shape[2]}};
-  ir::TensorId holder = shape->input;
-  std::int64_t holder_offset = 0;
-  if (x.slice_of != ir::kNoTensor) {
-    holder = x.slice_of;
-    holder_offset = x.slice_offset;
-  }
-
-  TiledStage result;
-  result.stage = stage;
-  result.input = x.name;
-  result.output = g.tensors[output].name;
-  for (const int v : nodes) result.macs += ops::macs(g, g.nodes[v]);
-
-  std::vector<ir::Node> tiled_nodes;
-  // The Slices and Concats the tiling adds move bytes: their activation range is all of the dtype.
-  auto clamp_nothing = [&g](ir::Node& n, ir::TensorId out) {
-    n.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[out].dtype).min);
-    n.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[out].dtype).max);
-  };
-  auto add_tensor = [&g](ir::Tensor t) {
-    g.tensors.push_back(std::move(t));
-    return static_cast<ir::TensorId>(g.tensors.size() - 1);
-  };
-  // Box `b` of tensor `of` (of the stage), named for it.
-  auto part = [whole_rows](const ir::Tensor& of, const Box& b) {
-    ir::Tensor t = of;
-    t.name = whole_rows ? fmt::format("{} [rows {}-{}]", of.name, b.rows.first, b.rows.last - 1)
-                        : fmt::format("{} [rows {}-{}, cols {}-{}]", of.name, b.rows.first, b.rows.last - 1,
-                                      b.cols.first, b.cols.last - 1);
-    t.shape[1] = b.rows.size();
-    t.shape[2] = b.cols.size();
-    return t;
-  };
-  // Box `b` of tensor `of`, whole rows of tensor `in` from element `offset` on: lying in it in place.
-  auto rows_in = [&](const ir::Tensor& of, const Box& b, ir::TensorId in, std::int64_t offset) {
-    ir::Tensor t = part(of, b);
-    t.slice_of = in;
-    t.slice_offset = offset;
-    t.slice_pixel_stride = of.shape[3];
-    return add_tensor(std::move(t));
-  };
-  // Box `b` of tensor `of`, copied (a Slice) from `source`, which holds box `held` of it: a part
-  // narrower than the rows it lies in is no view the kernels can read.
-  auto copied = [&](const ir::Tensor& of, ir::TensorId source, const Box& held, const Box& b,
-                    const std::string& tile_name) {
-    ir::Tensor t = part(of, b);
-    t.slice_of = ir::kNoTensor;
-    t.slice_offset = t.slice_pixel_stride = 0;
-    result.copied_bytes += t.bytes();
-    const ir::TensorId id = add_tensor(std::move(t));
-    ir::Node n;
-    n.name = fmt::format("copy of {} [{}]", g.tensors[id].name, tile_name);
-    n.onnx_op = "columns of a tile's input";
-    n.op = ir::OpKind::Slice;
-    n.attrs.starts = {0, 0, b.rows.first - held.rows.first, b.cols.first - held.cols.first};  // ONNX order
-    n.inputs = {source};
-    n.outputs = {id};
-    clamp_nothing(n, id);
-    tiled_nodes.push_back(std::move(n));
-    return id;
-  };
-  // What a node reads: box `read` of tensor `of`, which `source` holds as box `held`.
-  auto read_part = [&](ir::TensorId of, ir::TensorId source, const Box& held, const Box& read,
-                       const std::string& tile_name) {
-    if (read == held) return source;
-    const ir::Tensor t = g.tensors[of];
-    if (read.cols == held.cols)
-      return rows_in(t, read, source, (read.rows.first - held.rows.first) * held.cols.size() * t.shape[3]);
-    return copied(t, source, held, read, tile_name);
-  };
-
-  ir::Node concat;
-  concat.name = g.nodes[nodes.back()].name + " [bands]";
-  concat.onnx_op = "row bands of a tiled stage";
-  concat.op = ir::OpKind::Concat;
-  concat.attrs.axis = 1;
-  concat.outputs = {output};
-  clamp_nothing(concat, output);
-  std::vector<ir::TensorId> band_columns;  // the current band's tiles of the output
-  for (std::size_t tile_index = 0; tile_index < tiles.size(); ++tile_index) {
-    const Tile& tile = tiles[tile_index];
-    const int b = static_cast<int>(tile_index) / stage.columns, c = static_cast<int>(tile_index) % stage.columns;
-    const std::string tile_name = whole_rows ? fmt::format("band {}/{}", b + 1, stage.tiles)
-                                             : fmt::format("band {}/{}, column {}/{}", b + 1, stage.tiles, c + 1,
-                                                           stage.columns);
-    // The tile of every tensor the stage makes, then where those written in place lie: the
-    // stage's output (whole rows), or their Concat's tile.
-    std::map<ir::TensorId, ir::TensorId> made;
-    for (const int v : nodes) {
-      const ir::TensorId y_id = g.nodes[v].outputs[0];
-      const Box& box = tile.boxes.at(y_id);
-      ir::Tensor y = part(g.tensors[y_id], box);
-      if (y_id == output && whole_rows) {
-        y.slice_of = output;
-        y.slice_offset = box.rows.first * width * channels;
-        y.slice_pixel_stride = channels;
-      }
-      made[y_id] = add_tensor(std::move(y));
-    }
-    // (In the band of the stage's output, it lies in a tensor that lies in another: the emitter
-    // adds up the offsets.)
-    for (const auto& [original, tiled] : made)
-      if (original != output && g.tensors[original].slice_of != ir::kNoTensor)
-        g.tensors[tiled].slice_of = made.at(g.tensors[original].slice_of);
-    // The stage's input: whole rows are read in place; a tile narrower than the image copies its
-    // columns once, and its nodes read their parts of that copy.
-    const Box& x_box = tile.boxes.at(shape->input);
-    std::optional<ir::TensorId> x_copy;
-    auto read_input = [&](const Box& read) {
-      if (read.cols == x_whole.cols)
-        return rows_in(x, read, holder, holder_offset + read.rows.first * x.shape[2] * x.shape[3]);
-      if (x_box.cols == x_whole.cols) return copied(x, shape->input, x_whole, read, tile_name);
-      if (!x_copy) x_copy = copied(x, shape->input, x_whole, x_box, tile_name);
-      return read_part(shape->input, *x_copy, x_box, read, tile_name);
-    };
-    for (std::size_t j = 0; j < k; ++j) {
-      ir::Node n = g.nodes[nodes[j]];
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-        const ir::TensorId t = n.inputs[i];
-        if (t == ir::kNoTensor || g.tensors[t].is_constant) continue;
-        const Box& read = tile.inputs[j][i].box;
-        n.inputs[i] = t == shape->input ? read_input(read) : read_part(t, made.at(t), tile.boxes.at(t), read, tile_name);
-      }
-      n.outputs[0] = made.at(n.outputs[0]);
-      n.name = fmt::format("{} [{}]", n.name, tile_name);
-      const NodeWindow& w = shape->windows[j];
-      const std::array<std::int64_t, 4>& pads = tile.inputs[j][0].pads;
-      if (w.rows.kernel > 1 || w.rows.pad > 0) {
-        n.attrs.pads.resize(4, 0);
-        n.attrs.pads[0] = pads[0];
-        n.attrs.pads[2] = pads[2];
-      }
-      if (!whole_rows && (w.cols.kernel > 1 || w.cols.pad > 0)) {
-        n.attrs.pads.resize(4, 0);
-        n.attrs.pads[1] = pads[1];
-        n.attrs.pads[3] = pads[3];
-      }
-      result.tiled_macs += ops::macs(g, n);
-      tiled_nodes.push_back(std::move(n));
-    }
-    if (whole_rows) {
-      concat.inputs.push_back(made.at(output));
-      continue;
-    }
-    // A band's tiles of the output are copied side by side into its rows, in place in the output.
-    band_columns.push_back(made.at(output));
-    if (c + 1 < stage.columns) continue;
-    const Box band{tile.boxes.at(output).rows, {0, width}};
-    const ir::TensorId band_rows = rows_in(g.tensors[output], band, output, band.rows.first * width * channels);
-    ir::Node columns;
-    columns.name = fmt::format("{} [band {}/{}, columns]", g.nodes[nodes.back()].name, b + 1, stage.tiles);
-    columns.onnx_op = "columns of a band of a tiled stage";
-    columns.op = ir::OpKind::Concat;
-    columns.attrs.axis = 2;
-    columns.inputs = band_columns;
-    columns.outputs = {band_rows};
-    clamp_nothing(columns, band_rows);
-    result.copied_bytes += g.tensors[band_rows].bytes();
-    tiled_nodes.push_back(std::move(columns));
-    concat.inputs.push_back(band_rows);
-    band_columns.clear();
-  }
-
-  // The tiles run where the stage's last node ran; every other node keeps its place.
-  std::vector<ir::Node> scheduled;
-  for (std::size_t v = 0; v < g.nodes.size(); ++v) {
-    if (std::find(nodes.begin(), nodes.end(), static_cast<int>(v)) == nodes.end()) {
-      scheduled.push_back(std::move(g.nodes[v]));
-      continue;
-    }
-    if (static_cast<int>(v) != nodes.back()) continue;
-    for (ir::Node& n : tiled_nodes) scheduled.push_back(std::move(n));
-    scheduled.push_back(concat);
-  }
-  g.nodes = std::move(scheduled);
-  return result;
+  const std::vector<std::int64_t>& out = g.tensors[shape->output].shape;
+  if (stage.tiles > out[1] || stage.columns > out[2]) return std::nullopt;
+  const std::optional<std::vector<Tile>> tiles = stage_tiles(g, stage, nodes, *shape);
+  if (!tiles) return std::nullopt;
+  StageTiler tiler(g, stage, nodes, *shape);
+  for (std::size_t t = 0; t < tiles->size(); ++t) tiler.add_tile((*tiles)[t], t);
+  return tiler.finish();
 }
 
 }  // namespace tightfit::passes

@@ -237,6 +237,20 @@ bool is_identity(const std::vector<std::int64_t>& perm) {
   return true;
 }
 
+// The operands of an elementwise node whose output is channels-last: its constants laid out alike
+// (they broadcast in memory order); an activation of fewer dimensions cannot be.
+void broadcast_operands_channels_last(Graph& g, const Node& n, const std::vector<bool>& cl) {
+  for (TensorId id : n.inputs) {
+    Tensor& t = g.tensors[id];
+    if (t.is_constant) {
+      if (t.layout != Layout::ChannelsLast) constant_to_channels_last(t);
+    } else if (!cl[id]) {
+      throw Error(where(g, n) + ": broadcasting a " + std::to_string(t.shape.size()) +
+                  "-D activation onto a 4-D one is not supported");
+    }
+  }
+}
+
 }  // namespace
 
 void to_channels_last(Graph& g) {
@@ -268,17 +282,7 @@ void to_channels_last(Graph& g) {
         }
         break;
       case ops::LayoutRule::broadcast_operands:
-        if (out_cl) {
-          for (TensorId id : n.inputs) {
-            Tensor& t = g.tensors[id];
-            if (t.is_constant) {
-              if (t.layout != Layout::ChannelsLast) constant_to_channels_last(t);
-            } else if (!cl[id]) {
-              throw Error(where(g, n) + ": broadcasting a " + std::to_string(t.shape.size()) +
-                          "-D activation onto a 4-D one is not supported");
-            }
-          }
-        }
+        if (out_cl) broadcast_operands_channels_last(g, n, cl);
         break;
       case ops::LayoutRule::permutation: {
         n.attrs.perm = memory_perm(n.attrs.perm, in_cl, out_cl);
