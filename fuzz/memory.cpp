@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "driver/pipeline.hpp"
+#include "driver/memory_file.hpp"
 #include "error.hpp"
 #include "scratch.hpp"
 

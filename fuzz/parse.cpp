@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli/compile_options.hpp"
-#include "cli/size.hpp"
+#include "util/size.hpp"
 #include "error.hpp"
 #include "plan/csv.hpp"
 #include "plan/planner.hpp"

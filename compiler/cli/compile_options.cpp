@@ -2,9 +2,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <regex>
 
 #include "cli/size.hpp"
+#include "driver/memory_file.hpp"
 #include "error.hpp"
 #include "util/model_text.hpp"
 
@@ -45,6 +47,15 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
 }
 
 namespace {
+
+// The model file's stem made a valid C++ identifier: "models/ds-cnn.v2.onnx" -> "ds_cnn_v2".
+std::string default_name(const std::string& model_path) {
+  std::string stem = std::filesystem::path(model_path).filename().string();
+  for (const std::string extension : {".onnx", ".tflite"})
+    if (stem.size() > extension.size() && stem.compare(stem.size() - extension.size(), extension.size(), extension) == 0)
+      stem.resize(stem.size() - extension.size());
+  return model_text::cpp_identifier(stem);
+}
 void check_section_name_usage(const std::string& section, const std::string& option) {
   try {
     driver::check_section_name(section, option);
@@ -56,7 +67,7 @@ void check_section_name_usage(const std::string& section, const std::string& opt
 
 driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   driver::CompileOptions c = o.compile;
-  if (c.name.empty()) c.name = driver::default_name(c.model);
+  if (c.name.empty()) c.name = default_name(c.model);
   static const std::regex kIdentifier("[A-Za-z_][A-Za-z0-9_]*");
   if (!std::regex_match(c.name, kIdentifier) || model_text::is_cpp_keyword(c.name))
     throw Error("--name '" + c.name + "' is not a C++ identifier", kExitUsage);

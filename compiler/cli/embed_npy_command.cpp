@@ -18,7 +18,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "driver/pipeline.hpp"
+#include "driver/memory_file.hpp"
 #include "emit/emission.hpp"
 #include "error.hpp"
 #include "util/model_text.hpp"

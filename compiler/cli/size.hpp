@@ -1,4 +1,4 @@
-// Byte sizes as users write them: 65536, 64K, 64KiB, 64KB, 1M, 1MiB, 2G (K = 1024).
+// The command line's sizes and seconds: options that take them, refused with a usage error.
 #pragma once
 
 #include <cstdint>
@@ -6,15 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "util/size.hpp"
+
 namespace CLI {
 class App;
 class Option;
 }
 
 namespace tightfit {
-
-// The size in bytes, or nothing when `text` is not a size (or overflows 64 bits).
-std::optional<std::uint64_t> parse_size(std::string_view text);
 
 // For --time-limit: "" when `text` is a number of seconds above 0 and at most a year, else why
 // not. (CLI11's PositiveNumber lets NaN through, and a huge limit overflows the planner's clock.)
