@@ -27,6 +27,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import onnxruntime_node
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MS = 'com.microsoft'
 OPSETS = [helper.make_opsetid('', 13), helper.make_opsetid(MS, 1)]
@@ -389,6 +391,7 @@ def quant_weight(w, per_channel, wmax, pow2=False):
 
 
 def run_node(args):
+    onnxruntime_node.require('make_models')
     r = subprocess.run(['node'] + args, cwd=HERE, capture_output=True, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)

@@ -29,6 +29,8 @@ SEARCH_LIMIT = 200  # attempts to find parameters that tell candidate formulas a
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES_DIR = os.path.join(HERE, "cases")
 ORT_RUNNER = os.path.join(HERE, "run_ort.js")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "models"))
+import onnxruntime_node  # noqa: E402
 
 NP_TYPES = {"int8": np.int8, "uint8": np.uint8, "int32": np.int32, "float32": np.float32, "int64": np.int64}
 ONNX_TYPES = {
@@ -119,6 +121,7 @@ class Builder:
             results_path = os.path.join(tmp, "results.json")
             with open(manifest_path, "w") as f:
                 json.dump(manifest, f)
+            onnxruntime_node.require("make_kernel_cases")
             subprocess.run(["node", ORT_RUNNER, manifest_path, results_path], check=True)
             with open(results_path) as f:
                 results = json.load(f)
