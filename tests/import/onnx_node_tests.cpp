@@ -63,7 +63,7 @@ std::vector<ir::OpKind> ops(const ir::Graph& g) {
 
 bool have_node_tests() {
   if (fs::exists(kNodeTests / "test_qlinearconv")) return true;
-  WARN("libonnx-testdata is not installed: skipping ONNX's operator tests");
+  WARN("SKIPPED: " << kNodeTests.string() << " does not exist: install it with apt-get install libonnx-testdata");
   return false;
 }
 
