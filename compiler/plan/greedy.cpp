@@ -8,15 +8,6 @@
 
 namespace tightfit::plan::detail {
 
-namespace {
-
-std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
-  const std::uint64_t rest = value % multiple;
-  return rest == 0 ? value : value + (multiple - rest);
-}
-
-}  // namespace
-
 std::vector<std::uint64_t> greedy_offsets(const std::vector<Item>& items, std::uint64_t size_granule) {
   const int n = static_cast<int>(items.size());
   std::vector<std::uint64_t> size(items.size());

@@ -4,15 +4,6 @@
 
 namespace tightfit::plan::detail {
 
-namespace {
-
-std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
-  const std::uint64_t rest = value % alignment;
-  return rest == 0 ? value : value + (alignment - rest);
-}
-
-}  // namespace
-
 bool live_at(const Item& item, int step) {
   if (step < item.first_step || step > item.last_step) return false;
   for (const StepRange& gap : item.gaps)
@@ -95,7 +86,7 @@ std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step) {
     for (std::size_t i = 0; i < items.size(); ++i) {
       const Item& item = items[i];
       if (!live(item)) continue;
-      const std::uint64_t rounded = align_up(item.size, m);
+      const std::uint64_t rounded = round_up(item.size, m);
       sum += rounded;
       sizes += item.size;
       largest_padding = std::max(largest_padding, rounded - item.size);

@@ -48,15 +48,6 @@
 
 namespace tightfit::plan::detail {
 
-namespace {
-
-std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
-  const std::uint64_t rest = value % alignment;
-  return rest == 0 ? value : value + (alignment - rest);
-}
-
-}  // namespace
-
 struct Packer::Part {
   std::vector<int> order;  // the part's buffers in preorder: rank -> buffer
   int first_section, end_section;
@@ -153,7 +144,8 @@ Outcome Packer::solve_pieces(const std::vector<int>& pool, int first_section, in
     const int end = k < zero_cuts.size() ? zero_cuts[k] + 1 : end_section;
     std::vector<int> members;
     for (const int b : pool)
-      if (min_offset_[b] != kPlaced && first_section_[b] < end && end_section_[b] > begin) members.push_back(b);
+      if (min_offset_[b] != kPlaced && ranges_overlap(first_section_[b], end_section_[b], begin, end))
+        members.push_back(b);
     if (!members.empty()) {
       const Outcome outcome = solve_part(std::move(members), begin, end);
       if (outcome != Outcome::Found) return outcome;
@@ -341,7 +333,7 @@ Outcome Packer::split_or_search(const Part& part, const std::vector<Candidate>& 
 
 std::uint64_t Packer::settle(int b, std::uint64_t offset) const {
   const Item& item = items_[b];
-  offset = align_up(offset, item.alignment);
+  offset = round_up(offset, item.alignment);
   for (const Span& region : regions_) {
     const std::uint64_t start = std::max(offset, region.begin);
     if (start + item.size <= region.end) return start;

@@ -30,7 +30,8 @@ bool Buffer::live_at(int step) const {
 bool output_above_input(const Problem& problem, const Overlap& pair, const Placement& output, const Placement& input) {
   const std::uint64_t output_end = output.offset + problem.buffers[pair.output].size;
   const std::uint64_t input_end = input.offset + problem.buffers[pair.input].size;
-  const bool share_a_byte = output.region == input.region && output.offset < input_end && input.offset < output_end;
+  const bool share_a_byte =
+      output.region == input.region && ranges_overlap(output.offset, output_end, input.offset, input_end);
   return share_a_byte && !(pair.below && output.offset + *pair.below <= input.offset);
 }
 
@@ -106,7 +107,7 @@ void check_problem(const Problem& problem) {
       bool live_together = false;  // pins are few: step by step
       for (int step = std::max(a.first_step, b.first_step); step <= std::min(a.last_step, b.last_step); ++step)
         live_together = live_together || (a.live_at(step) && b.live_at(step));
-      if (live_together && a.pin->offset < b.pin->offset + b.size && b.pin->offset < a.pin->offset + a.size)
+      if (live_together && ranges_overlap(a.pin->offset, a.pin->offset + a.size, b.pin->offset, b.pin->offset + b.size))
         throw Error(fmt::format("buffers '{}' and '{}' are pinned to overlapping bytes while both are live", a.name,
                                 b.name));
     }
@@ -164,8 +165,6 @@ std::uint64_t granularity(const std::vector<Item>& items) {
     if (g % item.alignment != 0) g = std::gcd(g, item.alignment);
   return g == 0 ? 1 : g;
 }
-
-std::uint64_t round_up(std::uint64_t value, std::uint64_t step) { return (value + step - 1) / step * step; }
 
 struct RegionPlan {
   std::vector<std::uint64_t> offsets;

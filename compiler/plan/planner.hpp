@@ -33,6 +33,18 @@ struct Pin {
   std::uint64_t offset = 0;
 };
 
+// `value` rounded up to a multiple of `multiple` (> 0): an aligned offset, a size in granules.
+constexpr std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
+  const std::uint64_t rest = value % multiple;
+  return rest == 0 ? value : value + (multiple - rest);
+}
+
+// Whether the half-open ranges [a_begin, a_end) and [b_begin, b_end) share a point (bytes, sections).
+template <typename T>
+constexpr bool ranges_overlap(T a_begin, T a_end, T b_begin, T b_end) {
+  return a_begin < b_end && b_begin < a_end;
+}
+
 // Steps [first, last], inclusive.
 struct StepRange {
   int first = 0, last = 0;

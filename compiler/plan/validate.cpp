@@ -51,7 +51,7 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
         for (int step = std::max(a.first_step, b.first_step); step <= std::min(a.last_step, b.last_step); ++step)
           share_a_step = share_a_step || (!in_gap(a, step) && !in_gap(b, step));
       }
-      const bool share_a_byte = pa.offset < pb.offset + b.size && pb.offset < pa.offset + a.size;
+      const bool share_a_byte = ranges_overlap(pa.offset, pa.offset + a.size, pb.offset, pb.offset + b.size);
       if (!share_a_step || !share_a_byte) continue;
       // An overlap pair may share bytes when the output starts its distance below the input, or
       // its distance above it.

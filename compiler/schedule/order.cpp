@@ -240,7 +240,7 @@ OrderProblem order_problem(const ir::Graph& g, const Lifetimes& lifetimes) {
   }
 
   for (const plan::Buffer& b : lifetimes.problem.buffers)
-    p.buffers.push_back({(b.size + b.alignment - 1) / b.alignment * b.alignment, {}, false, false});
+    p.buffers.push_back({plan::round_up(b.size, b.alignment), {}, false, false});
   // Which nodes touch each buffer, as compute_lifetimes() counts them: a node's inputs and
   // outputs (a view's reader touches its source's buffer), and a scratch buffer's own node.
   for (int v = 0; v < n; ++v) {
