@@ -19,6 +19,7 @@
 #include <tightfit/host.hpp>
 
 #include "emit/emit_cpp.hpp"
+#include "emit/params_block.hpp"
 #include "error.hpp"
 #include "ops/operator.hpp"
 #include "schedule/lifetimes.hpp"
@@ -44,16 +45,6 @@ inline const char* ctype(DType t) {
     case DType::Bool: return "bool";
   }
   return "?";
-}
-
-// A float as a C++ literal that reads back to the very same bits.
-// A float32 constant as C++ source: exact hexadecimal; infinities and NaN (a Clip's open bound,
-// a model's constant) as the compiler builtins, which freestanding code has without <cmath>.
-inline std::string float_literal(float f) {
-  if (f != f) return "__builtin_nanf(\"\")";
-  if (f > 3.4028235e38f) return "__builtin_inff()";
-  if (f < -3.4028235e38f) return "-__builtin_inff()";
-  return fmt::format("{:a}f", f);
 }
 
 template <typename T>
@@ -96,22 +87,33 @@ inline tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
 inline tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
   const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
   const auto& a = n.attrs;
-  return {i32(x.shape[0]), i32(x.shape[1]), i32(x.shape[2]), i32(x.shape[3]), i32(y.shape[1]), i32(y.shape[2]),
-          i32(a.kernel_shape[0]), i32(a.kernel_shape[1]), i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)),
-          i32(attr_or(a.dilations, 0, 1)), i32(attr_or(a.dilations, 1, 1)), i32(attr_or(a.pads, 0, 0)),
-          i32(attr_or(a.pads, 1, 0))};
+  tightfit::MaxPoolParams p{};
+  p.batch = i32(x.shape[0]);
+  p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.channels = i32(x.shape[3]);
+  p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]);
+  p.kernel_h = i32(a.kernel_shape[0]), p.kernel_w = i32(a.kernel_shape[1]);
+  p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
+  p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
+  p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
+  return p;
 }
 
 inline tightfit::AveragePoolParams average_pool_params(const Graph& g, const Node& n) {
   const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
   const auto& a = n.attrs;
-  return {i32(x.shape[0]),        i32(x.shape[1]),        i32(x.shape[2]),        i32(x.shape[3]),
-          i32(y.shape[1]),        i32(y.shape[2]),        i32(a.kernel_shape[0]), i32(a.kernel_shape[1]),
-          i32(attr_or(a.strides, 0, 1)), i32(attr_or(a.strides, 1, 1)), i32(attr_or(a.pads, 0, 0)),
-          i32(attr_or(a.pads, 1, 0)),    i32(attr_or(a.pads, 2, 0)),    i32(attr_or(a.pads, 3, 0)),
-          a.count_include_pad ? 1 : 0,   x.quant.scale[0],              x.quant.zero_point[0],
-          y.quant.scale[0],              y.quant.zero_point[0],         a.act_min,
-          a.act_max};
+  tightfit::AveragePoolParams p{};
+  p.batch = i32(x.shape[0]);
+  p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.channels = i32(x.shape[3]);
+  p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]);
+  p.kernel_h = i32(a.kernel_shape[0]), p.kernel_w = i32(a.kernel_shape[1]);
+  p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
+  p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
+  p.pad_bottom = i32(attr_or(a.pads, 2, 0)), p.pad_right = i32(attr_or(a.pads, 3, 0));
+  p.count_include_pad = a.count_include_pad ? 1 : 0;
+  p.input_scale = x.quant.scale[0], p.input_zero_point = x.quant.zero_point[0];
+  p.output_scale = y.quant.scale[0], p.output_zero_point = y.quant.zero_point[0];
+  p.output_min = a.act_min, p.output_max = a.act_max;
+  return p;
 }
 
 // The ONNX axis that memory axis `m` of a tensor holds (N, H, W, C of a channels-last tensor are
@@ -261,11 +263,18 @@ class Emission {
     throw Error(g_.source + ": tensor '" + t.name + "': unknown dtype");
   }
 
-  // A parameter block: `fields` is the aggregate initializer's inside.
-  std::string params(const std::string& type, const std::string& name, const std::string& fields, int int_fields) {
-    constants_ += fmt::format("constexpr tightfit::{} {} = {{{}}};\n", type, name, fields);
-    schedule_bytes_ += static_cast<std::uint64_t>(int_fields) * 4;
+  // The constexpr parameter block `name` of type P from its fields' text (params_block.hpp), or
+  // from its value (a block with a pointer field needs the text: the pointer names an array).
+  template <typename P>
+  std::string params(const std::string& name, const ParamsText<P>& fields) {
+    constants_ +=
+        fmt::format("constexpr tightfit::{} {} = {{{}}};\n", ParamsText<P>::kType, name, fields.initializer());
+    schedule_bytes_ += ParamsText<P>::kTargetBytes;
     return name;
+  }
+  template <typename P>
+  std::string params(const std::string& name, const P& block) {
+    return params(name, ParamsText<P>::of(block));
   }
 
   void call(const Node& n, const std::string& statement) {
@@ -325,17 +334,6 @@ class Emission {
     return p;
   }
 
-  // The constexpr ConvParams block `id`.
-  std::string conv_params_block(const std::string& id, const tightfit::ConvParams& p) {
-    return params("ConvParams", id,
-                  fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h,
-                              p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
-                              p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left, p.groups,
-                              p.input_zero_point, p.weight_zero_point, p.output_zero_point, p.output_min,
-                              p.output_max, p.per_channel, p.out_stride),
-                  23);
-  }
-
   std::vector<float> multipliers(const Tensor& x, const Tensor& w, const Tensor& y) const {
     std::vector<float> m;
     for (float ws : w.quant.scale) m.push_back(tightfit::conv_multiplier(x.quant.scale[0], ws, y.quant.scale[0]));
@@ -358,12 +356,10 @@ class Emission {
     return tensor_array(id + "_bias", in(n, 2));
   }
 
-  std::string binary_shape(const Node& n) const {
+  tightfit::BinaryShape binary_shape(const Node& n) const {
     const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g_, n);
     if (!shape) refuse(n, "broadcasting over more than 4 dimensions is not supported");
-    const tightfit::BinaryShape& s = *shape;
-    auto four = [](const std::int32_t* v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
-    return fmt::format("{{{},{},{}}}", four(s.out_dims), four(s.a_strides), four(s.b_strides));
+    return *shape;
   }
 
   // A float island's node: every tensor float32, in ONNX's order (float tensors are never made
@@ -379,8 +375,7 @@ class Emission {
   // A float island's elementwise operator: tightfit::`kernel` (add_float, ...) over the broadcast.
   void float_binary(const std::string& id, const Node& n, const char* kernel) {
     require_float(n, {0, 1});
-    const std::string shape = binary_shape(n);
-    const std::string block = params("BinaryShape", id, shape.substr(1, shape.size() - 2), 12);
+    const std::string block = params(id, binary_shape(n));
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::{}({}, {}, {}, {})", kernel, block, pa, pb, pointer(n.outputs[0])));
   }

@@ -22,13 +22,13 @@ struct Emit : Emission {
                                                                         static_cast<int>(bs.size()));
     const tightfit::AddRequant r = tightfit::add_requant(a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0],
                                                          b.quant.zero_point[0], y.quant.scale[0], y.quant.zero_point[0], form);
-    static const char* const kForms[] = {"kElementwise", "kScalarA", "kScalarB"};
-    const std::string block = params(
-        "AddParams", id,
-        fmt::format("{},tightfit::BroadcastForm::{},{},{},{},{},{},{},{}", binary_shape(n), kForms[static_cast<int>(form)],
-                    a.quant.zero_point[0], b.quant.zero_point[0], float_literal(r.a_ratio), float_literal(r.b_ratio),
-                    float_literal(r.fixed), n.attrs.act_min, n.attrs.act_max),
-        20);
+    tightfit::AddParams p{};
+    p.shape = binary_shape(n);
+    p.form = form;
+    p.a_zero_point = a.quant.zero_point[0], p.b_zero_point = b.quant.zero_point[0];
+    p.a_ratio = r.a_ratio, p.b_ratio = r.b_ratio, p.fixed = r.fixed;
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    const std::string block = params(id, p);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::add<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }
@@ -36,16 +36,10 @@ struct Emit : Emission {
   // TFLite's ADD: fixed-point multipliers per input and for the sum (tflite_add_params).
   void add_tflite(const std::string& id, const Node& n) {
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
-    const tightfit::AddTfliteParams p =
-        tightfit::tflite_add_params({}, a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0], b.quant.zero_point[0],
-                                    y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
-    auto multiplier = [](const tightfit::QuantizedMultiplier& m) { return fmt::format("{{{},{}}}", m.multiplier, m.shift); };
-    const std::string block =
-        params("AddTfliteParams", id,
-               fmt::format("{},{},{},{},{},{},{},{},{},{}", binary_shape(n), p.a_offset, p.b_offset, p.output_offset,
-                           p.left_shift, multiplier(p.a_multiplier), multiplier(p.b_multiplier),
-                           multiplier(p.output_multiplier), p.output_min, p.output_max),
-               24);
+    const tightfit::AddTfliteParams p = tightfit::tflite_add_params(
+        binary_shape(n), a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0], b.quant.zero_point[0],
+        y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
+    const std::string block = params(id, p);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::add_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }

@@ -38,14 +38,7 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void average_pool(const std::string& id, const Node& n) {
-    const tightfit::AveragePoolParams p = average_pool_params(g_, n);
-    const std::string block = params(
-        "AveragePoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels,
-                    p.out_h, p.out_w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left,
-                    p.pad_bottom, p.pad_right, p.count_include_pad, float_literal(p.input_scale), p.input_zero_point,
-                    float_literal(p.output_scale), p.output_zero_point, p.output_min, p.output_max),
-        21);
+    const std::string block = params(id, average_pool_params(g_, n));
     // TFLite's rule: an integer mean rounded half away from zero (passes/numerics.cpp checks that
     // the input's quantization is the output's).
     const char* kernel = tflite() ? "average_pool_tflite" : "average_pool";

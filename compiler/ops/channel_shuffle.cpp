@@ -22,8 +22,9 @@ struct Emit : Emission {
     const bool channels_last = x.layout == ir::Layout::ChannelsLast;
     const std::int64_t outer = channels_last ? s[0] * s[2] * s[3] : s[0];
     const std::int64_t inner = channels_last ? 1 : s[2] * s[3];
-    const std::string block = params("ChannelShuffleParams", id,
-                                     fmt::format("{},{},{},{}", outer, groups, s[1] / groups, inner), 4);
+    tightfit::ChannelShuffleParams p{};
+    p.outer = i32(outer), p.groups = i32(groups), p.group_size = i32(s[1] / groups), p.inner = i32(inner);
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::channel_shuffle<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

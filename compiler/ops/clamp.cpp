@@ -124,8 +124,9 @@ struct Emit : Emission {
     const Tensor &x = in(n, 0), &y = out(n);
     if (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)
       refuse(n, "a standalone Relu/Clip must keep its input's quantization");
-    const std::string block =
-        params("ClampParams", id, fmt::format("{},{},{}", x.elements(), n.attrs.act_min, n.attrs.act_max), 3);
+    tightfit::ClampParams p{};
+    p.count = i32(x.elements()), p.min = n.attrs.act_min, p.max = n.attrs.act_max;
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::clamp<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };

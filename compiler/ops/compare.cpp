@@ -24,8 +24,7 @@ struct Emit : Emission {
                          : n.attrs.comparison == "Less"           ? "less_float"
                          : n.attrs.comparison == "LessOrEqual"    ? "less_or_equal_float"
                                                                   : "equal_float";
-    const std::string shape = binary_shape(n);
-    const std::string block = params("BinaryShape", id, shape.substr(1, shape.size() - 2), 12);
+    const std::string block = params(id, binary_shape(n));
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::{}({}, {}, {}, {})", kernel, block, pa, pb, pointer(n.outputs[0])));
   }

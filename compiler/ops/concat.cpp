@@ -115,8 +115,10 @@ Layout layout_of(const ir::Graph& g, const ir::Node& n) {
 // written in place has an output live before its step, which the lifetimes never pair.)
 schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
   const Layout layout = layout_of(g, n);
-  const tightfit::ConcatParams p{static_cast<std::int32_t>(n.inputs.size()), layout.outer, layout.output_inner,
-                                 layout.input_inner.data()};
+  tightfit::ConcatParams p{};
+  p.num_inputs = static_cast<std::int32_t>(n.inputs.size());
+  p.outer = layout.outer, p.output_inner = layout.output_inner;
+  p.input_inner = layout.input_inner.data();
   return overlap_distances(tightfit::concat_distance(p, static_cast<std::int32_t>(input)), tightfit::kNoOverlap);
 }
 
@@ -154,10 +156,12 @@ struct Emit : Emission {
       tables.push_back(array(fmt::format("{}_table{}", id, i), "std::uint8_t", std::vector<std::uint8_t>(table, table + 256)));
     }
     if (in_place == n.inputs.size()) return;  // nothing left to copy: no call
-    const std::string inner_name = array(id + "_inner", "std::int32_t", layout.input_inner);
-    const std::string block =
-        params("ConcatParams", id,
-               fmt::format("{},{},{},{}", n.inputs.size(), layout.outer, layout.output_inner, inner_name), 4);
+    tightfit::ConcatParams p{};
+    p.num_inputs = static_cast<std::int32_t>(n.inputs.size());
+    p.outer = layout.outer, p.output_inner = layout.output_inner;
+    ParamsText<tightfit::ConcatParams> fields = ParamsText<tightfit::ConcatParams>::of(p);
+    fields.input_inner = array(id + "_inner", "std::int32_t", layout.input_inner);
+    const std::string block = params(id, fields);
     constants_ += fmt::format("constexpr const std::uint8_t* {}_tables[] = {{{}}};\n", id, fmt::join(tables, ", "));
     const std::string type = ctype(y.dtype);
     call(n, fmt::format("const {0}* const {1}_inputs[] = {{{2}}};\n  tightfit::concat<{0}>({1}, {1}_inputs, {1}_tables, {3})",

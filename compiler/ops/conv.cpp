@@ -178,7 +178,7 @@ struct Emit : Emission {
     }
     const std::string bias = bias_pointer(id, n);
     const std::string mult = multiplier_array(id, x, w, y);
-    const std::string block = conv_params_block(id, p);
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::conv<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
@@ -186,10 +186,9 @@ struct Emit : Emission {
   // ConvInteger: int32 accumulators, no bias, no requantization. Weights OHWI for every group
   // count (conv_accumulate's layout, independent of the requantizing kernels' packing).
   void conv_accumulate(const std::string& id, const Node& n) {
-    const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
+    const Tensor &x = in(n, 0), &w = in(n, 1);
     require_per_tensor(n, x);
     if (n.inputs.size() > 2 && n.inputs[2] != ir::kNoTensor) refuse(n, "an int32 convolution output takes no bias");
-    const auto& a = n.attrs;
     const std::int64_t group_in_c = w.shape[1], kh = w.shape[2], kw = w.shape[3], oc_count = w.shape[0];
     const std::size_t es = ir::dtype_size(w.dtype);
     std::vector<std::uint8_t> ohwi(w.data.size());
@@ -204,14 +203,12 @@ struct Emit : Emission {
     Tensor packed = w;
     packed.data = std::move(ohwi);
     const std::string weights = tensor_array(id + "_weights", packed);
-    const std::string block = params(
-        "ConvParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
-                    x.shape[3], y.shape[1], y.shape[2], y.shape[3], kh, kw, attr_or(a.strides, 0, 1),
-                    attr_or(a.strides, 1, 1), attr_or(a.dilations, 0, 1), attr_or(a.dilations, 1, 1),
-                    attr_or(a.pads, 0, 0), attr_or(a.pads, 1, 0), a.group, x.quant.zero_point[0], weight_zero_point(n, w),
-                    0, 0, 0, 0, 0),  // no requantization: output zero point, clamp and multipliers unused
-        23);
+    // No requantization: the output zero point, clamp, multipliers and out_stride unused (0).
+    tightfit::ConvParams p = conv_geometry(g_, n);
+    p.out_stride = 0;
+    p.input_zero_point = x.quant.zero_point[0];
+    p.weight_zero_point = weight_zero_point(n, w);
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::conv_accumulate<{}, {}>({}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
                         pointer(n.inputs[0]), weights, pointer(n.outputs[0])));
   }

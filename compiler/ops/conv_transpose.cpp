@@ -105,7 +105,7 @@ struct Emit : Emission {
     const std::string weights = tensor_array(id + "_weights", packed_w);
     const std::string bias = bias_pointer(id, n);
     const std::string mult = array(id + "_multipliers", "float", multipliers(x, w, y));
-    const std::string block = conv_params_block(id, p);
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::conv_transpose<{}, {}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }

@@ -61,8 +61,9 @@ struct Emit : Emission {
     require_per_tensor(n, x);
     if (x.layout != y.layout && x.shape.size() == 4 && x.shape[3] != 1 && x.shape[1] * x.shape[2] != 1)
       refuse(n, "a float island reading a channels-last image is not supported");
-    const std::string block = params("QuantizeParams", id,
-                                     fmt::format("{},{},{}", x.elements(), float_literal(x.quant.scale[0]), x.quant.zero_point[0]), 3);
+    tightfit::QuantizeParams p{};
+    p.count = i32(x.elements()), p.scale = x.quant.scale[0], p.zero_point = x.quant.zero_point[0];
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::dequantize<{}>({}, {}, {})", ctype(x.dtype), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };

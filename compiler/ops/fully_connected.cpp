@@ -184,12 +184,16 @@ struct Emit : Emission {
     const std::int64_t batches = w.shape.size() == 3 ? w.shape[0] : 1;
     const std::int64_t rows = x.elements() / k / batches;
     const std::string weights = tensor_array(id + "_weights", w);
-    const std::string block =
-        params("MatMulParams", id,
-               fmt::format("{},{},{},{},{},{},{},{},{},{}", batches, rows, k, m, x.quant.zero_point[0],
-                           weight_zero_point(n, w), accumulate ? 0 : y.quant.zero_point[0], accumulate ? 0 : n.attrs.act_min,
-                           accumulate ? 0 : n.attrs.act_max, w.quant.scale.size() > 1 ? 1 : 0),
-               10);
+    tightfit::MatMulParams p{};
+    p.batches = i32(batches), p.rows = i32(rows), p.in_features = i32(k), p.out_features = i32(m);
+    p.input_zero_point = x.quant.zero_point[0];
+    p.weight_zero_point = weight_zero_point(n, w);
+    if (!accumulate) {  // the requantization's fields (0 when unused)
+      p.output_zero_point = y.quant.zero_point[0];
+      p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    }
+    p.per_channel = w.quant.scale.size() > 1 ? 1 : 0;
+    const std::string block = params(id, p);
     if (accumulate) {
       call(n, fmt::format("tightfit::matmul_accumulate<{}, {}>({}, {}, {}, {})", t_of(n), ctype(w.dtype), block,
                           pointer(n.inputs[0]), weights, pointer(n.outputs[0])));
@@ -221,12 +225,14 @@ struct Emit : Emission {
     const std::string weights = tensor_array(id + "_weights", w);
     const std::string bias = bias_pointer(id, n);
     const std::string mult = multiplier_array(id, x, w, y);
-    const std::string block =
-        params("FullyConnectedParams", id,
-               fmt::format("{},{},{},{},{},{},{},{},{}", x.elements() / k, k, m, x.quant.zero_point[0],
-                           weight_zero_point(n, w), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max,
-                           w.quant.scale.size() > 1 ? 1 : 0),
-               9);
+    tightfit::FullyConnectedParams p{};
+    p.rows = i32(x.elements() / k), p.in_features = i32(k), p.out_features = i32(m);
+    p.input_zero_point = x.quant.zero_point[0];
+    p.weight_zero_point = weight_zero_point(n, w);
+    p.output_zero_point = y.quant.zero_point[0];
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    p.per_channel = w.quant.scale.size() > 1 ? 1 : 0;
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::fully_connected<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
                         pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }

@@ -42,21 +42,26 @@ struct Emit : Emission {
     if (tflite()) {
       // TFLite's AVERAGE_POOL_2D over the whole image: its integer mean (the quantization is the
       // input's, passes/numerics.cpp checks it).
-      const std::string block = params(
-          "AveragePoolParams", id,
-          fmt::format("{},{},{},{},1,1,{},{},1,1,0,0,0,0,0,{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2],
-                      x.shape[3], x.shape[1], x.shape[2], float_literal(x.quant.scale[0]), x.quant.zero_point[0],
-                      float_literal(y.quant.scale[0]), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
-          21);
+      tightfit::AveragePoolParams p{};  // one window over the whole image: no pads
+      p.batch = i32(x.shape[0]);
+      p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.channels = i32(x.shape[3]);
+      p.out_h = 1, p.out_w = 1;
+      p.kernel_h = i32(x.shape[1]), p.kernel_w = i32(x.shape[2]);
+      p.stride_h = 1, p.stride_w = 1;
+      p.input_scale = x.quant.scale[0], p.input_zero_point = x.quant.zero_point[0];
+      p.output_scale = y.quant.scale[0], p.output_zero_point = y.quant.zero_point[0];
+      p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+      const std::string block = params(id, p);
       return call(n, fmt::format("tightfit::average_pool_tflite<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                                  pointer(n.outputs[0])));
     }
     const float m = tightfit::global_average_pool_multiplier(x.quant.scale[0], y.quant.scale[0], i32(image));
-    const std::string block =
-        params("GlobalAveragePoolParams", id,
-               fmt::format("{},{},{},{},{},{},{},{}", x.shape[0], image, x.shape[3], x.quant.zero_point[0],
-                           y.quant.zero_point[0], float_literal(m), n.attrs.act_min, n.attrs.act_max),
-               8);
+    tightfit::GlobalAveragePoolParams p{};
+    p.batch = i32(x.shape[0]), p.image_size = i32(image), p.channels = i32(x.shape[3]);
+    p.input_zero_point = x.quant.zero_point[0], p.output_zero_point = y.quant.zero_point[0];
+    p.multiplier = m;
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::global_average_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

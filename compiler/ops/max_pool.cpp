@@ -34,12 +34,7 @@ struct Emit : Emission {
     const Tensor &x = in(n, 0), &y = out(n);
     if (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)
       refuse(n, "MaxPool must keep its input's quantization");
-    const tightfit::MaxPoolParams p = max_pool_params(g_, n);
-    const std::string block = params(
-        "MaxPoolParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w,
-                    p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left),
-        14);
+    const std::string block = params(id, max_pool_params(g_, n));
     call(n, fmt::format("tightfit::max_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

@@ -17,12 +17,13 @@ struct Emit : Emission {
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
     if (tflite()) return mul_tflite(id, n);
     const float ratio = tightfit::mul_ratio(a.quant.scale[0], b.quant.scale[0], y.quant.scale[0]);
-    const std::string block =
-        params("MulParams", id,
-               fmt::format("{},{},{},{},{},{},{}", binary_shape(n), a.quant.zero_point[0], b.quant.zero_point[0],
-                           float_literal(ratio), float_literal(static_cast<float>(y.quant.zero_point[0])),
-                           n.attrs.act_min, n.attrs.act_max),
-               18);
+    tightfit::MulParams p{};
+    p.shape = binary_shape(n);
+    p.a_zero_point = a.quant.zero_point[0], p.b_zero_point = b.quant.zero_point[0];
+    p.ratio = ratio;
+    p.output_zero_point = static_cast<float>(y.quant.zero_point[0]);
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    const std::string block = params(id, p);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::mul<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }
@@ -30,14 +31,10 @@ struct Emit : Emission {
   // TFLite's MUL: one fixed-point multiplier for the product (tflite_mul_params).
   void mul_tflite(const std::string& id, const Node& n) {
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
-    const tightfit::MulTfliteParams p =
-        tightfit::tflite_mul_params({}, a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0], b.quant.zero_point[0],
-                                    y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
-    const std::string block =
-        params("MulTfliteParams", id,
-               fmt::format("{},{},{},{},{{{},{}}},{},{}", binary_shape(n), p.a_offset, p.b_offset, p.output_offset,
-                           p.output_multiplier.multiplier, p.output_multiplier.shift, p.output_min, p.output_max),
-               19);
+    const tightfit::MulTfliteParams p = tightfit::tflite_mul_params(
+        binary_shape(n), a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0], b.quant.zero_point[0],
+        y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
+    const std::string block = params(id, p);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::mul_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }

@@ -64,11 +64,12 @@ struct Emit : Emission {
     const std::vector<std::int64_t> before(n.attrs.pads.begin(), n.attrs.pads.begin() + static_cast<long>(rank));
     const std::vector<std::int64_t> after(n.attrs.pads.begin() + static_cast<long>(rank), n.attrs.pads.end());
     const auto dims = padded4(x.shape, 1), b = padded4(before, 0), a = padded4(after, 0);
-    const std::string block = params(
-        "PadParams", id,
-        fmt::format("{{{},{},{},{}}},{{{},{},{},{}}},{{{},{},{},{}}},{}", dims[0], dims[1], dims[2], dims[3], b[0], b[1],
-                    b[2], b[3], a[0], a[1], a[2], a[3], x.quant.zero_point[0]),
-        13);
+    tightfit::PadParams p{};
+    std::copy(dims.begin(), dims.end(), p.in_dims);
+    std::copy(b.begin(), b.end(), p.pads_before);
+    std::copy(a.begin(), a.end(), p.pads_after);
+    p.value = x.quant.zero_point[0];
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::pad<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };

@@ -94,8 +94,9 @@ struct Emit : Emission {
     // value's (ONNX) order only with one channel or one pixel.
     if (x.layout != y.layout && y.shape.size() == 4 && y.shape[3] != 1 && y.shape[1] * y.shape[2] != 1)
       refuse(n, "a float island writing a channels-last image is not supported");
-    const std::string block = params("QuantizeParams", id,
-                                     fmt::format("{},{},{}", y.elements(), float_literal(y.quant.scale[0]), y.quant.zero_point[0]), 3);
+    tightfit::QuantizeParams p{};
+    p.count = i32(y.elements()), p.scale = y.quant.scale[0], p.zero_point = y.quant.zero_point[0];
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::quantize<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };

@@ -122,30 +122,34 @@ struct Emit : Emission {
     if (rank > 4) refuse(n, "a ReduceMean of more than 4 dimensions is not supported");
     const bool keepdims = y.shape.size() == rank;
     const std::vector<std::int64_t> in_strides = strides_of(x.shape), out_strides = strides_of(y.shape);
-    std::vector<std::int32_t> kept(4, 1), reduced(4, 1), in_s(4, 0), out_s(4, 0);
+    tightfit::ReduceMeanParams p{};  // the geometry first; the quantization fields 0
+    for (std::size_t d = 0; d < 4; ++d) p.kept_dims[d] = p.reduced_dims[d] = 1;
     std::int64_t count = 1;
     for (std::size_t m = 0; m < rank; ++m) {
       const std::size_t d = 4 - rank + m;  // leading dims of 1 pad to 4
       const std::int64_t a = static_cast<std::int64_t>(onnx_axis(x, m));
-      in_s[d] = i32(in_strides[m]);
+      p.in_strides[d] = i32(in_strides[m]);
       const auto at = std::find(n.attrs.axes.begin(), n.attrs.axes.end(), a);
       if (at != n.attrs.axes.end()) {
-        reduced[d] = i32(x.shape[m]);
+        p.reduced_dims[d] = i32(x.shape[m]);
         count *= x.shape[m];
         continue;
       }
-      kept[d] = i32(x.shape[m]);
+      p.kept_dims[d] = i32(x.shape[m]);
       // The ONNX axis of y that this kept axis becomes, then where y holds it in memory.
       const std::int64_t before = std::count_if(n.attrs.axes.begin(), n.attrs.axes.end(), [a](std::int64_t r) { return r < a; });
       const std::size_t y_axis = static_cast<std::size_t>(keepdims ? a : a - before);
-      out_s[d] = i32(out_strides[memory_axis(y, y_axis)]);
+      p.out_strides[d] = i32(out_strides[memory_axis(y, y_axis)]);
     }
-    auto four = [](const std::vector<std::int32_t>& v) { return fmt::format("{{{},{},{},{}}}", v[0], v[1], v[2], v[3]); };
-    if (n.op == ir::OpKind::ReduceMax || n.op == ir::OpKind::ReduceMin) {  // index order; quantization fields unused
-      const std::string block = params("ReduceMeanParams", id,
-                                       fmt::format("{},{},{},{},{},0.0f,0,0.0f,0,0,0", four(kept), four(reduced), four(in_s),
-                                                   four(out_s), count),
-                                       23);
+    p.count = i32(count);
+    // The float kernels' block: index order, the quantization fields unused (their scales written 0.0f).
+    auto float_block = [&] {
+      ParamsText<tightfit::ReduceMeanParams> fields = ParamsText<tightfit::ReduceMeanParams>::of(p);
+      fields.input_scale = fields.output_scale = "0.0f";
+      return params(id, fields);
+    };
+    if (n.op == ir::OpKind::ReduceMax || n.op == ir::OpKind::ReduceMin) {
+      const std::string block = float_block();
       call(n, fmt::format("tightfit::reduce_extreme_float({}, {}, {}, {})", block, pointer(n.inputs[0]),
                           pointer(n.outputs[0]), n.op == ir::OpKind::ReduceMax ? "true" : "false"));
       return;
@@ -155,30 +159,31 @@ struct Emit : Emission {
                           pointer(n.outputs[0])));
       return;
     }
-    if (in_float) {  // index order; the quantization fields unused
-      const std::string block = params("ReduceMeanParams", id,
-                                       fmt::format("{},{},{},{},{},0.0f,0,0.0f,0,0,0", four(kept), four(reduced), four(in_s),
-                                                   four(out_s), count),
-                                       23);
+    if (in_float) {
+      const std::string block = float_block();
       call(n, fmt::format("tightfit::reduce_mean_float({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
       return;
     }
     if (tflite()) {  // TFLite Micro's MEAN: 1/count inside a fixed-point multiplier
       const tightfit::QuantizedMultiplier m = tightfit::tflite_mean_multiplier(x.quant.scale[0], y.quant.scale[0], count);
-      const std::string block = params("ReduceMeanTfliteParams", id,
-                                       fmt::format("{},{},{},{},{},{},{{{},{}}},{},{},{}", four(kept), four(reduced),
-                                                   four(in_s), four(out_s), count, x.quant.zero_point[0], m.multiplier,
-                                                   m.shift, y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
-                                       23);
+      tightfit::ReduceMeanTfliteParams t{};  // ReduceMeanParams' geometry
+      std::copy(std::begin(p.kept_dims), std::end(p.kept_dims), t.kept_dims);
+      std::copy(std::begin(p.reduced_dims), std::end(p.reduced_dims), t.reduced_dims);
+      std::copy(std::begin(p.in_strides), std::end(p.in_strides), t.in_strides);
+      std::copy(std::begin(p.out_strides), std::end(p.out_strides), t.out_strides);
+      t.count = p.count;
+      t.input_zero_point = x.quant.zero_point[0];
+      t.multiplier = m;
+      t.output_zero_point = y.quant.zero_point[0];
+      t.output_min = n.attrs.act_min, t.output_max = n.attrs.act_max;
+      const std::string block = params(id, t);
       return call(n, fmt::format("tightfit::reduce_mean_tflite<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                                  pointer(n.outputs[0])));
     }
-    const std::string block = params(
-        "ReduceMeanParams", id,
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{}", four(kept), four(reduced), four(in_s), four(out_s), count,
-                    float_literal(x.quant.scale[0]), x.quant.zero_point[0], float_literal(y.quant.scale[0]),
-                    y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
-        23);
+    p.input_scale = x.quant.scale[0], p.input_zero_point = x.quant.zero_point[0];
+    p.output_scale = y.quant.scale[0], p.output_zero_point = y.quant.zero_point[0];
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::reduce_mean<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };

@@ -19,11 +19,12 @@ struct Emit : Emission {
     const Tensor &x = in(n, 0), &y = out(n);
     require_per_tensor(n, x);
     require_per_tensor(n, y);
-    const std::string block = params(
-        "AccumulatorRequantizeParams", id,
-        fmt::format("{},{},{},{},{},{},{}", x.elements(), float_literal(x.quant.scale[0]), x.quant.zero_point[0],
-                    float_literal(y.quant.scale[0]), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
-        7);
+    tightfit::AccumulatorRequantizeParams p{};
+    p.count = i32(x.elements());
+    p.input_scale = x.quant.scale[0], p.input_zero_point = x.quant.zero_point[0];
+    p.output_scale = y.quant.scale[0], p.output_zero_point = y.quant.zero_point[0];
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::requantize_accumulator<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

@@ -72,13 +72,15 @@ struct Emit : Emission {
                                                        tightfit::ResizeNearestMode::kFloor));
       return index;
     };
-    const std::string h = array(id + "_rows", "std::int32_t", indices(x.shape[1], y.shape[1], s[1]));
-    const std::string w = array(id + "_columns", "std::int32_t", indices(x.shape[2], y.shape[2], s[2]));
-    const std::string block =
-        params("ResizeNearestParams", id,
-               fmt::format("{},{},{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1],
-                           y.shape[2], h, w, pixel_stride_of(y)),
-               9);
+    tightfit::ResizeNearestParams p{};
+    p.batch = i32(x.shape[0]);
+    p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.channels = i32(x.shape[3]);
+    p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]);
+    p.out_stride = pixel_stride_of(y);
+    ParamsText<tightfit::ResizeNearestParams> fields = ParamsText<tightfit::ResizeNearestParams>::of(p);
+    fields.h_index = array(id + "_rows", "std::int32_t", indices(x.shape[1], y.shape[1], s[1]));
+    fields.w_index = array(id + "_columns", "std::int32_t", indices(x.shape[2], y.shape[2], s[2]));
+    const std::string block = params(id, fields);
     call(n, fmt::format("tightfit::resize_nearest<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

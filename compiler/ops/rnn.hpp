@@ -161,11 +161,11 @@ struct Emit : emit::Emission {
     require_float(n, {0});
     const ir::Tensor &x = in(n, 0), &w = in(n, 1), &r = in(n, 2);
     const std::int64_t directions = w.shape[0], hidden = r.shape[2];
-    const std::string block =
-        params("RnnParams", id,
-               fmt::format("{},{},{},{},{},{},{}", x.shape[0], x.shape[1], x.shape[2], hidden, directions,
-                           n.attrs.reverse ? 1 : 0, n.attrs.linear_before_reset ? 1 : 0),
-               7);
+    tightfit::RnnParams p{};
+    p.seq_length = emit::i32(x.shape[0]), p.batch = emit::i32(x.shape[1]), p.input_size = emit::i32(x.shape[2]);
+    p.hidden_size = emit::i32(hidden), p.directions = emit::i32(directions);
+    p.reverse = n.attrs.reverse ? 1 : 0, p.linear_before_reset = n.attrs.linear_before_reset ? 1 : 0;
+    const std::string block = params(id, p);
     std::string args = fmt::format("{}, {}, {}, {}", block, pointer(n.inputs[0]), tensor_array(id + "_w", w),
                                    tensor_array(id + "_r", r));
     args += ", " + (n.inputs[3] != ir::kNoTensor ? tensor_array(id + "_bias", in(n, 3)) : std::string("nullptr"));

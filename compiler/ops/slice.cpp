@@ -95,18 +95,16 @@ struct Emit : Emission {
     const std::size_t rank = x.shape.size();
     if (rank > 4) refuse(n, "a slice of more than 4 dimensions is not supported");
     const std::vector<std::int64_t> strides = strides_of(x.shape);
-    std::vector<std::int32_t> dims(4, 1), in_strides(4, 0);
+    tightfit::SliceParams p{};  // leading dims of 1 pad to 4
+    for (std::int32_t& d : p.out_dims) d = 1;
     std::int64_t offset = 0;
     for (std::size_t m = 0; m < rank; ++m) {
-      dims[4 - rank + m] = i32(y.shape[m]);
-      in_strides[4 - rank + m] = i32(strides[m]);
+      p.out_dims[4 - rank + m] = i32(y.shape[m]);
+      p.in_strides[4 - rank + m] = i32(strides[m]);
       offset += n.attrs.starts[onnx_axis(x, m)] * strides[m];
     }
-    const std::string block =
-        params("SliceParams", id,
-               fmt::format("{{{},{},{},{}}},{{{},{},{},{}}},{}", dims[0], dims[1], dims[2], dims[3], in_strides[0],
-                           in_strides[1], in_strides[2], in_strides[3], offset),
-               9);
+    p.offset = i32(offset);
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::slice<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };

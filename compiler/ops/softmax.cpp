@@ -76,21 +76,19 @@ struct Emit : Emission {
     if (tflite()) {
       // CMSIS-NN's arm_softmax_s8 (int8 in, scale 1/256 and zero point -128 out: passes/numerics.cpp).
       const tightfit::SoftmaxTfliteParams p = tightfit::tflite_softmax_params(i32(x.elements() / row), i32(row), x.quant.scale[0]);
-      const std::string block = params("SoftmaxTfliteParams", id,
-                                       fmt::format("{},{},{},{},{}", p.rows, p.row_len, p.input_multiplier,
-                                                   p.input_left_shift, p.diff_min),
-                                       5);
+      const std::string block = params(id, p);
       return call(n, fmt::format("tightfit::softmax_tflite({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
     }
     float table[256];
     tightfit::build_softmax_table(x.quant.scale[0], i32(row), x.dtype == DType::Int8, table);
     const std::string t = array(id + "_table", "float", std::vector<float>(table, table + 256));
-    const std::string block =
-        params("SoftmaxParams", id,
-               fmt::format("{},{},{},{},{},{},{}", x.elements() / row, row, y.quant.zero_point[0],
-                           float_literal(tightfit::softmax_output_scale_inv(y.quant.scale[0])), n.attrs.act_min,
-                           n.attrs.act_max, n.attrs.softmax_integer_rule ? 1 : 0),
-               7);
+    tightfit::SoftmaxParams p{};
+    p.rows = i32(x.elements() / row), p.row_len = i32(row);
+    p.output_zero_point = y.quant.zero_point[0];
+    p.output_scale_inv = tightfit::softmax_output_scale_inv(y.quant.scale[0]);
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    p.integer_rule = n.attrs.softmax_integer_rule ? 1 : 0;
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::softmax<{}>({}, {}, {}, {})", t_of(n), block, t, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

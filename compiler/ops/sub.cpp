@@ -18,12 +18,13 @@ struct Emit : Emission {
     const Tensor &a = in(n, 0), &b = in(n, 1), &y = out(n);
     for (const Tensor* t : {&a, &b, &y}) require_per_tensor(n, *t);
     require_one_type(n);
-    const std::string block =
-        params("SubParams", id,
-               fmt::format("{},{},{},{},{},{},{},{},{}", binary_shape(n), float_literal(a.quant.scale[0]),
-                           a.quant.zero_point[0], float_literal(b.quant.scale[0]), b.quant.zero_point[0],
-                           float_literal(y.quant.scale[0]), y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max),
-               20);
+    tightfit::SubParams p{};
+    p.shape = binary_shape(n);
+    p.a_scale = a.quant.scale[0], p.a_zero_point = a.quant.zero_point[0];
+    p.b_scale = b.quant.scale[0], p.b_zero_point = b.quant.zero_point[0];
+    p.output_scale = y.quant.scale[0], p.output_zero_point = y.quant.zero_point[0];
+    p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
+    const std::string block = params(id, p);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
     call(n, fmt::format("tightfit::sub<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }

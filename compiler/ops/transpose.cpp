@@ -30,15 +30,14 @@ struct Emit : Emission {
     const Tensor& x = in(n, 0);
     const std::size_t rank = x.shape.size();
     if (rank > 4) refuse(n, "transposes of more than 4 dimensions are not supported");
-    std::vector<std::int64_t> perm(4);
+    tightfit::TransposeParams p{};
     const std::size_t lead = 4 - rank;
     for (std::size_t i = 0; i < 4; ++i)
-      perm[i] = i < lead ? static_cast<std::int64_t>(i) : n.attrs.perm[i - lead] + static_cast<std::int64_t>(lead);
+      p.perm[i] =
+          i32(i < lead ? static_cast<std::int64_t>(i) : n.attrs.perm[i - lead] + static_cast<std::int64_t>(lead));
     const auto dims = padded4(x.shape, 1);
-    const std::string block = params(
-        "TransposeParams", id,
-        fmt::format("{{{},{},{},{}}},{{{},{},{},{}}}", dims[0], dims[1], dims[2], dims[3], perm[0], perm[1], perm[2], perm[3]),
-        8);
+    std::copy(dims.begin(), dims.end(), p.in_dims);
+    const std::string block = params(id, p);
     call(n, fmt::format("tightfit::transpose<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }
