@@ -25,16 +25,10 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "firmware", "tools"))
+import boards  # noqa: E402
 import run_qemu  # noqa: E402
 
-# board -> (core, toolchain file in cmake/, QEMU program, QEMU machine)
-BOARDS = {
-    "mps2-an386": ("cortex-m4", "arm-none-eabi.cmake", "qemu-system-arm", "mps2-an386"),
-    "mps2-an500": ("cortex-m7", "arm-none-eabi.cmake", "qemu-system-arm", "mps2-an500"),
-    "mps3-an547": ("cortex-m55", "arm-none-eabi.cmake", "qemu-system-arm", "mps3-an547"),
-    "cortex-m0plus": ("cortex-m0plus", "arm-none-eabi.cmake", "qemu-system-arm", "mps2-an385"),
-    "rv32imc": ("rv32imc", "riscv32-unknown-elf.cmake", "qemu-system-riscv32", "virt"),
-}
+BOARDS = boards.run_targets()  # firmware/boards/boards.json
 
 # CMSIS-NN's DS-CNN rows per core (../shared/targets/README.md): (layer, kind, MACs per layer,
 # instructions per layer), and the whole network. Cortex-M4: its DSP paths; Cortex-M55: its MVE
@@ -98,8 +92,8 @@ def build_and_run(args, tightfit, model, board, variant, profile=False):
     build = os.path.join(args.work, tag)
     options = [
         "cmake", "-S", os.path.join(ROOT, "firmware", "run"), "-B", build,
-        f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'cmake', BOARDS[board][1])}",
-        f"-DTIGHTFIT_CORE={BOARDS[board][0]}", f"-DTIGHTFIT_BOARD={board}",
+        f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(ROOT, 'cmake', BOARDS[board].toolchain)}",
+        f"-DTIGHTFIT_CORE={BOARDS[board].core}", f"-DTIGHTFIT_BOARD={board}",
         f"-DTIGHTFIT_MODEL={model['file']}", f"-DTIGHTFIT_INPUTS={';'.join(model['inputs'])}",
         f"-DTIGHTFIT_EXECUTABLE={tightfit}",
         f"-DTIGHTFIT_PORTABLE_KERNELS={'ON' if variant == 'portable' else 'OFF'}",
@@ -108,7 +102,7 @@ def build_and_run(args, tightfit, model, board, variant, profile=False):
     os.makedirs(args.work, exist_ok=True)
     run(options, build + ".configure.log")
     run(["cmake", "--build", build], build + ".build.log")
-    status, output, figures = run_qemu.run_once(BOARDS[board][2], BOARDS[board][3],
+    status, output, figures = run_qemu.run_once(BOARDS[board].qemu, BOARDS[board].qemu_machine,
                                                 os.path.join(build, "tightfit_run.elf"), args.timeout)
     with open(build + ".qemu.log", "w") as log:
         log.write(output)
@@ -158,7 +152,7 @@ def main():
 
     failed = False
     for board in boards:
-        print(f"\n### {board} ({BOARDS[board][0]}), QEMU 7.2 -icount shift=0, GCC 12 -O2\n")
+        print(f"\n### {board} ({BOARDS[board].core}), QEMU 7.2 -icount shift=0, GCC 12 -O2\n")
         print("| model | MACs | flash: weights | flash: code + constants | RAM: arena | RAM: other | RAM: stack peak "
               "| instructions, portable | instructions, fast | portable/MAC | fast/MAC | portable/fast |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -185,7 +179,7 @@ def main():
                   f"| {n_p:,} | {n_d:,} | {per_mac(n_p, m)} | {per_mac(n_d, m)} | {n_p / n_d:.2f} |")
 
     for board in boards if layers else []:
-        core = BOARDS[board][0]
+        core = BOARDS[board].core
         try:
             _, out_p, steps_p = layers[(board, "portable")].result()
             _, out_d, steps_d = layers[(board, "fast")].result()

@@ -30,11 +30,14 @@ import sys
 import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(ROOT, 'firmware', 'tools'))
+import boards  # noqa: E402
+
 FEATURES = ('call', 'mac', 'input_byte', 'output_byte', 'pixel', 'window_read')
-# The Arm boards: `tightfit compile --target` takes their cores, so a table of theirs can be used
-# (RV32 has no compile target; `tightfit run --target rv32imc` ranks by the default core's table).
-CORES = {'mps2-an386': 'cortex-m4', 'mps2-an500': 'cortex-m7', 'mps3-an547': 'cortex-m55',
-         'cortex-m0plus': 'cortex-m0plus'}
+# The Arm boards of `tightfit run --target`: `tightfit compile --target` takes their cores, so a
+# table of theirs can be used (RV32 has no compile target; `tightfit run --target rv32imc` ranks by
+# the default core's table).
+CORES = {name: b.core for name, b in boards.run_targets().items() if b.architecture == 'arm'}
 
 
 def inputs_of(name):

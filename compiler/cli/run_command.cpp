@@ -53,35 +53,6 @@ struct RunOptions {
   int timeout_seconds = 600;
 };
 
-// The boards `--target` knows: firmware/boards/<board>, its core, the QEMU machine it runs on,
-// the CMake toolchain file that builds for it and the QEMU program and flags that run it (Arm
-// boards exit through semihosting; the RV32 one starts the image itself and exits through
-// virt's test device).
-struct Board {
-  const char* name;
-  const char* core;
-  const char* machine;
-  const char* toolchain;  // in cmake/
-  const char* qemu;
-  const char* qemu_flags;
-};
-constexpr const char* kArmQemuFlags = "-semihosting-config enable=on,target=native";
-constexpr Board kBoards[] = {
-    {"mps2-an386", "cortex-m4", "mps2-an386", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
-    {"mps2-an500", "cortex-m7", "mps2-an500", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
-    {"mps3-an547", "cortex-m55", "mps3-an547", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
-    // ARMv6-M image with the RP2040's memory limits, run on a Cortex-M3 board (docs/firmware.md).
-    {"cortex-m0plus", "cortex-m0plus", "mps2-an385", "arm-none-eabi.cmake", "qemu-system-arm", kArmQemuFlags},
-    // RV32IMC with the ESP32-C3's memory limits.
-    {"rv32imc", "rv32imc", "virt", "riscv32-unknown-elf.cmake", "qemu-system-riscv32", "-bios none"},
-};
-
-const Board* find_board(const std::string& name) {
-  for (const Board& b : kBoards)
-    if (name == b.name) return &b;
-  return nullptr;
-}
-
 std::string npy_dtype(ir::DType t) {
   switch (t) {
     case ir::DType::Int8: return "i1";
@@ -356,7 +327,11 @@ void run_logged(const std::string& command, const fs::path& log, const std::stri
 void run_on_target(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
                    const fs::path& dir) {
   const Board* board = find_board(options.target);
-  if (!board) throw Error("run: --target '" + options.target + "' is not a board (mps2-an386, mps2-an500, mps3-an547, cortex-m0plus, rv32imc)", kExitUsage);
+  if (!board) {
+    std::vector<std::string> names;
+    for (const Board& b : run_target_boards()) names.push_back(b.name);
+    throw Error(fmt::format("run: --target '{}' is not a board ({})", options.target, fmt::join(names, ", ")), kExitUsage);
+  }
   if (model.regions.size() != 1) throw Error("run: --target runs single-region models (no --memory)", kExitUsage);
   for (const auto& ids : {model.graph.inputs, model.graph.outputs})
     for (ir::TensorId id : ids)
@@ -568,7 +543,7 @@ void run_model(const RunOptions& options) {
   driver::CompileOptions compile = finish_compile_options(options.compile);
   // Plans of equal MACs are ranked by the board's core's measured kernel costs, as `tightfit compile
   // --target CORE` does, for the Arm cores it takes; on the host and on RV32, the default core's.
-  if (const Board* board = find_board(options.target); board && std::string(board->toolchain) == "arm-none-eabi.cmake")
+  if (const Board* board = find_board(options.target); board && board->architecture == "arm")
     compile.cost_core = board->core;
   if (options.inputs.empty()) throw Error("run: give the model's inputs with --input FILE.npy", kExitUsage);
   if (options.profile && options.target.empty())
@@ -622,11 +597,6 @@ fs::path source_dir() {
   return root;
 }
 
-const char* board_core(const std::string& board) {
-  const Board* b = find_board(board);
-  return b ? b->core : nullptr;
-}
-
 void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Compile a model, build it for the host and run it on .npy inputs");
   auto options = std::make_shared<RunOptions>();
@@ -635,7 +605,10 @@ void add_run_command(CLI::App& app) {
       ->required();
   cmd->add_option("--output-dir", options->output_dir, "Folder for output_0.npy, output_1.npy, ...")->required();
   cmd->add_option("--build-dir", options->build_dir, "Keep the generated code and program here (default: a temporary folder)");
-  cmd->add_option("--target", options->target, "Run as firmware on an emulated board in QEMU: mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7), mps3-an547 (Cortex-M55 with Helium), cortex-m0plus (ARMv6-M, RP2040 memory, on mps2-an385), rv32imc (RISC-V, ESP32-C3 memory, on virt)");
+  std::vector<std::string> boards;
+  for (const Board& b : run_target_boards()) boards.push_back(fmt::format("{} ({})", b.name, b.help));
+  cmd->add_option("--target", options->target,
+                  fmt::format("Run as firmware on an emulated board in QEMU: {}", fmt::join(boards, ", ")));
   cmd->add_flag("--profile", options->profile,
                "With --target: also print the instructions of every step (kernel call), from a second run");
   cmd->add_option("--timeout", options->timeout_seconds, "Seconds QEMU may run with --target (default 600)")

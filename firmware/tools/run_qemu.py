@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run a tightfit firmware in qemu-system-arm and check what it reports.
+"""Run a tightfit firmware in QEMU and check what it reports.
 
 The firmware prints lines "TIGHTFIT key=value ..." and ends with a semihosting exit whose status
 becomes QEMU's. This tool runs it (under -icount, so that instruction counts are exact), echoes its
@@ -12,23 +12,19 @@ Exit status 0 when every check holds, 1 otherwise.
 """
 import argparse
 import json
-import os
 import subprocess
 import sys
 
-QEMU_FLAGS = ["-nographic", "-semihosting-config", "enable=on,target=native",
-              "-icount", "shift=0,align=off,sleep=off"]
+import boards  # beside this file
+
+ICOUNT = ["-icount", "shift=0,align=off,sleep=off"]
 
 
 def qemu_command(qemu, machine, elf, extra=()):
-    """The QEMU command line for a firmware: Arm boards exit through semihosting; RISC-V ones
-    (qemu-system-riscv32) start the image itself (no OpenSBI) and exit through the test device.
-    `extra`: more QEMU options (e.g. a TCG plugin's)."""
-    if "riscv" in os.path.basename(qemu):
-        flags = ["-nographic", "-bios", "none", "-icount", "shift=0,align=off,sleep=off"]
-    else:
-        flags = QEMU_FLAGS
-    return [qemu, "-M", machine, *flags, *extra, "-kernel", elf]
+    """The QEMU command line for a firmware, with its architecture's flags from the board table
+    (Arm boards exit through semihosting; RISC-V ones start the image themselves and exit through
+    the test device). `extra`: more QEMU options (e.g. a TCG plugin's)."""
+    return [qemu, "-M", machine, "-nographic", *boards.qemu_flags(qemu), *ICOUNT, *extra, "-kernel", elf]
 
 
 def run_once(qemu, machine, elf, timeout, extra=()):

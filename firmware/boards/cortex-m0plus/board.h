@@ -6,8 +6,6 @@
 #ifndef TIGHTFIT_BOARD_CORTEX_M0PLUS_H
 #define TIGHTFIT_BOARD_CORTEX_M0PLUS_H
 
-#define TF_BOARD_NAME "cortex-m0plus"
-#define TF_CORE_NAME "cortex-m0plus"
 #define TF_UART0_BASE 0x40004000u
 #define TF_DUALTIMER_BASE 0x40002000u
 /* The timers run from the 25 MHz SYSCLK: under -icount shift=0 (1 ns per instruction) one tick

@@ -6,8 +6,6 @@
 #ifndef TIGHTFIT_BOARD_MICROBIT_H
 #define TIGHTFIT_BOARD_MICROBIT_H
 
-#define TF_BOARD_NAME "microbit"
-#define TF_CORE_NAME "cortex-m0plus"
 #define TF_UART0_BASE 0x40002000u
 #define TF_IRQ_COUNT 32
 

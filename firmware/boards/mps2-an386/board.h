@@ -2,8 +2,6 @@
 #ifndef TIGHTFIT_BOARD_MPS2_AN386_H
 #define TIGHTFIT_BOARD_MPS2_AN386_H
 
-#define TF_BOARD_NAME "mps2-an386"
-#define TF_CORE_NAME "cortex-m4"
 #define TF_UART0_BASE 0x40004000u
 #define TF_DUALTIMER_BASE 0x40002000u
 /* The timers run from the 25 MHz SYSCLK: under -icount shift=0 (1 ns per instruction) one tick

@@ -3,8 +3,6 @@
 #ifndef TIGHTFIT_BOARD_MPS2_AN500_H
 #define TIGHTFIT_BOARD_MPS2_AN500_H
 
-#define TF_BOARD_NAME "mps2-an500"
-#define TF_CORE_NAME "cortex-m7"
 #define TF_UART0_BASE 0x40004000u
 #define TF_DUALTIMER_BASE 0x40002000u
 /* 25 MHz SYSCLK, 1 ns per instruction under -icount shift=0: 40 instructions per tick. */

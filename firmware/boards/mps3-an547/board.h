@@ -4,8 +4,6 @@
 #ifndef TIGHTFIT_BOARD_MPS3_AN547_H
 #define TIGHTFIT_BOARD_MPS3_AN547_H
 
-#define TF_BOARD_NAME "mps3-an547"
-#define TF_CORE_NAME "cortex-m55"
 #define TF_UART0_BASE 0x59303000u
 /* The SSE-300 system counter (CNTCONTROL frame, then CNTREAD's low word): 64 bits counting up
  * from the 32 MHz SYSCLK. Under -icount shift=0 (1 ns per instruction) it ticks every 31.25

@@ -1,2 +1,0 @@
-set(TIGHTFIT_BOARD_CORE cortex-m0plus)
-set(TIGHTFIT_BOARD_QEMU_MACHINE mps2-an385)

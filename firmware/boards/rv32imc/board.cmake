@@ -1,4 +1,0 @@
-set(TIGHTFIT_BOARD_CORE rv32imc)
-set(TIGHTFIT_BOARD_ARCH riscv)
-set(TIGHTFIT_BOARD_QEMU qemu-system-riscv32)
-set(TIGHTFIT_BOARD_QEMU_MACHINE virt)
