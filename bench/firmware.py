@@ -19,7 +19,6 @@ import argparse
 import concurrent.futures
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -102,18 +101,13 @@ def build_and_run(args, tightfit, model, board, variant, profile=False):
     os.makedirs(args.work, exist_ok=True)
     run(options, build + ".configure.log")
     run(["cmake", "--build", build], build + ".build.log")
-    status, output, figures = run_qemu.run_once(BOARDS[board].qemu, BOARDS[board].qemu_machine,
-                                                os.path.join(build, "tightfit_run.elf"), args.timeout)
+    status, output, _ = run_qemu.run_once(BOARDS[board].qemu, BOARDS[board].qemu_machine,
+                                          os.path.join(build, "tightfit_run.elf"), args.timeout)
     with open(build + ".qemu.log", "w") as log:
         log.write(output)
     if status != 0:
         raise RuntimeError(f"{tag}: the firmware exited with {status} (log: {build}.qemu.log)")
-    outputs = re.findall(r"^TIGHTFIT output=\d+ .*$", output, re.M)
-    steps = []
-    for line in output.splitlines():
-        if line.startswith("TIGHTFIT step="):
-            steps.append(dict(word.split("=", 1) for word in line.split()[1:] if "=" in word))
-    return figures, outputs, steps
+    return run_qemu.parse_lines(output)
 
 
 def per_mac(instructions, macs):

@@ -15,9 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/compile_options.hpp"
@@ -28,6 +26,7 @@
 #include "error.hpp"
 #include "util/model_text.hpp"
 #include "report/report.hpp"
+#include "util/firmware_lines.hpp"
 #include "util/interrupt.hpp"
 #include "util/npy.hpp"
 #include "util/write_files.hpp"
@@ -403,37 +402,13 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
     throw Error(fmt::format("run: the firmware failed in QEMU on {} (exit status {}; log: {})", board->name,
                             WEXITSTATUS(status), log.string()));
 
-  // "TIGHTFIT output=N ... values=a,b,..." per output (quantized, memory order; after dtype=float32, each
-  // value is a float's bits in hex), then the figures.
-  // With --profile, "TIGHTFIT step=N node=... op=... macs=... instructions=..." per step.
-  std::map<std::string, std::string> figures;
-  std::vector<std::map<std::string, std::string>> steps;
+  // An output line per output, then the figures; with --profile, a line per step.
+  const firmware_lines::Lines lines = firmware_lines::parse(text);
+  const firmware_lines::Words& figures = lines.figures;
+  const std::vector<firmware_lines::Words>& steps = lines.steps;
   std::vector<std::vector<std::int32_t>> values(model.graph.outputs.size());
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string word;
-    if (!(words >> word) || word != "TIGHTFIT") continue;
-    int output = -1;
-    bool step = false, bits = false;
-    while (words >> word) {
-      const std::size_t eq = word.find('=');
-      if (eq == std::string::npos) continue;
-      const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
-      if (key == "step" && output < 0) {
-        step = true;
-        steps.emplace_back();
-      }
-      if (step) steps.back()[key] = value;
-      else if (key == "output") output = std::stoi(value);
-      else if (key == "dtype") bits = value == "float32";
-      else if (key == "values" && output >= 0 && output < static_cast<int>(values.size())) {
-        std::istringstream numbers(value);
-        for (std::string n; std::getline(numbers, n, ',');)
-          values[output].push_back(bits ? static_cast<std::int32_t>(std::stoul(n, nullptr, 16)) : std::stoi(n));
-      } else if (output < 0) figures[key] = value;
-    }
-  }
+  for (const auto& [index, words] : lines.outputs)
+    if (index >= 0 && index < static_cast<int>(values.size())) values[index] = firmware_lines::output_values(words);
   std::vector<npy::Array> outputs;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const ir::Tensor& t = model.graph.tensors[model.graph.outputs[i]];

@@ -3,7 +3,8 @@
 
 The firmware prints lines "TIGHTFIT key=value ..." and ends with a semihosting exit whose status
 becomes QEMU's. This tool runs it (under -icount, so that instruction counts are exact), echoes its
-output, collects the key=value pairs and checks them:
+output, collects its figures (parse_lines(): the key=value pairs of the lines other than the
+outputs and steps) and checks them:
 
   run_qemu.py --machine mps2-an386 fw.elf --expect-exit 0 --expect fpu_enabled=1 \
       --runs 2 --same mac_loop_instructions --json figures.json
@@ -27,8 +28,36 @@ def qemu_command(qemu, machine, elf, extra=()):
     return [qemu, "-M", machine, "-nographic", *boards.qemu_flags(qemu), *ICOUNT, *extra, "-kernel", elf]
 
 
+def parse_lines(output):
+    """The firmware's "TIGHTFIT key=value ..." lines (docs/firmware.md, "What the firmware prints"),
+    read as `tightfit run --target` reads them (compiler/cli/run_command.cpp). Returns (figures,
+    outputs, steps): outputs maps N to the words (key -> value) of the "output=N" line; steps holds
+    the words of each "step=N" line (`--profile`), in order; figures the words of every other line.
+    output_values() decodes an output's values."""
+    figures, outputs, steps = {}, {}, []
+    for line in output.splitlines():
+        words = line.strip().split()
+        if not words or words[0] != "TIGHTFIT":
+            continue
+        pairs = dict(word.split("=", 1) for word in words[1:] if "=" in word)
+        if "output" in pairs:
+            outputs[int(pairs["output"])] = pairs
+        elif "step" in pairs:
+            steps.append(pairs)
+        else:
+            figures.update(pairs)
+    return figures, outputs, steps
+
+
+def output_values(words):
+    """An output line's values as integers: quantized, in memory order; after dtype=float32 each is
+    the float's IEEE bits (printed as eight hex digits)."""
+    base = 16 if words.get("dtype") == "float32" else 10
+    return [int(v, base) for v in words.get("values", "").split(",") if v]
+
+
 def run_once(qemu, machine, elf, timeout, extra=()):
-    """Returns (exit status or None on timeout, output text, figures dict)."""
+    """Returns (exit status or None on timeout, output text, figures dict of parse_lines())."""
     command = qemu_command(qemu, machine, elf, extra)
     try:
         done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -36,16 +65,7 @@ def run_once(qemu, machine, elf, timeout, extra=()):
         status, output = done.returncode, done.stdout.decode(errors="replace")
     except subprocess.TimeoutExpired as expired:
         status, output = None, (expired.stdout or b"").decode(errors="replace")
-    figures = {}
-    for line in output.splitlines():
-        words = line.strip().split()
-        if not words or words[0] != "TIGHTFIT":
-            continue
-        for word in words[1:]:
-            key, sep, value = word.partition("=")
-            if sep:
-                figures[key] = value
-    return status, output, figures
+    return status, output, parse_lines(output)[0]
 
 
 def main():

@@ -38,15 +38,6 @@ def parse_header(path):
     return outputs
 
 
-def parse_run(output):
-    values = {}
-    for line in output.splitlines():
-        m = re.match(r"TIGHTFIT output=(\d+) .* values=(\S*)", line)
-        if m:
-            values[int(m[1])] = [int(v) for v in m[2].split(",") if v]
-    return values
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--header", required=True)
@@ -61,7 +52,8 @@ def main():
     if status != 0:
         print(f"the firmware exited with {status}", file=sys.stderr)
         return 1
-    infos, printed = parse_header(args.header), parse_run(output)
+    infos = parse_header(args.header)
+    printed = {i: run_qemu.output_values(words) for i, words in run_qemu.parse_lines(output)[1].items()}
     failed = False
     for index, reference_path in enumerate(args.references):
         info, reference = infos[index], np.load(reference_path)
