@@ -321,28 +321,14 @@ void run_logged(const std::string& command, const fs::path& log, const std::stri
   throw BuildFailed(fmt::format("run: {} failed: {} (log: {})", what, failure_line(log), log.string()));
 }
 
-// `--target`: builds firmware/run for the board with the inputs in flash, runs it in QEMU, writes
-// the outputs it prints and shows the figures it measured.
-void run_on_target(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
-                   const fs::path& dir) {
-  const Board* board = find_board(options.target);
-  if (!board) {
-    std::vector<std::string> names;
-    for (const Board& b : run_target_boards()) names.push_back(b.name);
-    throw Error(fmt::format("run: --target '{}' is not a board ({})", options.target, fmt::join(names, ", ")), kExitUsage);
-  }
-  if (model.regions.size() != 1) throw Error("run: --target runs single-region models (no --memory)", kExitUsage);
-  for (const auto& ids : {model.graph.inputs, model.graph.outputs})
-    for (ir::TensorId id : ids)
-      if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32)
-        throw Error("run: --target does not run models whose inputs or outputs are int32 or quantized per channel (the "
-                    "host run does)", kExitUsage);
-  // firmware/run copies an integer input into the arena as it is, so in ONNX's order only where
-  // that is the memory order: a channels-last image of an ONNX model is refused here, not by the
-  // firmware in QEMU; one of a TFLite model (NHWC, its own order) goes through set_input_N as
-  // float32 in ONNX's order, dequantized if it is an integer one. With --io-outside, run() reads
-  // each input where it lies in flash, as this writes it (of the model's type, in memory order):
-  // no RAM holds it.
+// firmware/run copies an integer input into the arena as it is, so in ONNX's order only where
+// that is the memory order: a channels-last image of an ONNX model is refused here, not by the
+// firmware in QEMU; one of a TFLite model (NHWC, its own order) goes through set_input_N as
+// float32 in ONNX's order, dequantized if it is an integer one. With --io-outside, run() reads
+// each input where it lies in flash, as this writes it (of the model's type, in memory order):
+// no RAM holds it.
+std::vector<std::string> stage_firmware_inputs(const RunOptions& options, const driver::CompileOptions& compile,
+                                               const driver::CompiledModel& model, const fs::path& dir) {
   const bool in_place = !compile.io_in_arena;
   std::vector<std::string> firmware_inputs = options.inputs;
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {
@@ -360,11 +346,18 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
     }
     if (npy::load(options.inputs[i]).dtype == "f4") continue;
     throw Error(fmt::format("run: --target takes input {} '{}' only as float32: the model keeps it channels-last, and "
-                              "the firmware reads integer inputs in ONNX's order only (the host run takes both)",
-                              i, t.name),
-                  kExitUsage);
+                            "the firmware reads integer inputs in ONNX's order only (the host run takes both)",
+                            i, t.name),
+                kExitUsage);
   }
 
+  return firmware_inputs;
+}
+
+// Configures and builds firmware/run for `board` in `build`, compiling the model as `compile` says.
+void build_firmware(const RunOptions& options, const driver::CompileOptions& compile, const Board* board,
+                    const std::vector<std::string>& firmware_inputs, const fs::path& build, const fs::path& dir) {
+  const bool in_place = !compile.io_in_arena;
   const fs::path root = source_dir();
   std::string inputs, extra;
   for (const std::string& input : firmware_inputs) inputs += (inputs.empty() ? "" : ",") + fs::absolute(input).string();
@@ -378,47 +371,27 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   if (compile.cost_core == board->core) extra += fmt::format("--target;{};", board->core);
   if (compile.alignment) extra += fmt::format("--alignment;{};", *compile.alignment);
   extra += fmt::format("--time-limit;{}", compile.time_limit_seconds);
-  const fs::path build = dir / "firmware";
   const std::string max_ram = compile.max_ram ? fmt::format("-DTIGHTFIT_MAX_RAM={}", *compile.max_ram) : "";
   const std::string configure = fmt::format(
       "cmake -S {} -B {} -DCMAKE_TOOLCHAIN_FILE={} -DTIGHTFIT_CORE={} -DTIGHTFIT_BOARD={} -DTIGHTFIT_MODEL={} "
-      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_NAME={} -DTIGHTFIT_PROFILE={} "
+      "-DTIGHTFIT_INPUTS={} -DTIGHTFIT_EXECUTABLE={} {} -DTIGHTFIT_COMPILE_OPTIONS={} -DTIGHTFIT_NAME={} "
+      "-DTIGHTFIT_PROFILE={} "
       "-DTIGHTFIT_INPUTS_IN_PLACE={}",
       shell_quoted((root / "firmware" / "run").string()), shell_quoted(build.string()),
       shell_quoted((root / "cmake" / board->toolchain).string()), board->core, board->name,
-      shell_quoted(fs::absolute(compile.model).string()), shell_quoted(inputs), shell_quoted(fs::read_symlink("/proc/self/exe").string()),
-      max_ram, shell_quoted(extra), compile.name, options.profile ? "ON" : "OFF", in_place ? "ON" : "OFF");
+      shell_quoted(fs::absolute(compile.model).string()), shell_quoted(inputs),
+      shell_quoted(fs::read_symlink("/proc/self/exe").string()), max_ram, shell_quoted(extra), compile.name,
+      options.profile ? "ON" : "OFF", in_place ? "ON" : "OFF");
   run_logged(configure, dir / "configure.log", "configuring the firmware");
-  run_logged(fmt::format("cmake --build {} -j2", shell_quoted(build.string())), dir / "build.log", "building the firmware");
+  run_logged(fmt::format("cmake --build {} -j2", shell_quoted(build.string())), dir / "build.log",
+             "building the firmware");
+}
 
-  const fs::path log = dir / "qemu.log";
-  const std::string qemu = fmt::format(
-      "timeout {} {} -M {} -nographic {} -icount shift=0,align=off,sleep=off -kernel {}", options.timeout_seconds,
-      board->qemu, board->machine, board->qemu_flags, shell_quoted((build / "tightfit_run.elf").string()));
-  const int status = interrupt::run_shell(qemu + " > " + shell_quoted(log.string()) + " 2>&1");
-  const std::vector<std::uint8_t> bytes = read_file(log);
-  const std::string text(bytes.begin(), bytes.end());
-  if (status != 0)
-    throw Error(fmt::format("run: the firmware failed in QEMU on {} (exit status {}; log: {})", board->name,
-                            WEXITSTATUS(status), log.string()));
-
-  // An output line per output, then the figures; with --profile, a line per step.
-  const firmware_lines::Lines lines = firmware_lines::parse(text);
+// The report of the code that ran (the firmware build's own compile), with what it measured.
+nlohmann::json measured_report(const RunOptions& options, const driver::CompileOptions& compile, const Board* board,
+                               const firmware_lines::Lines& lines, const fs::path& build, const fs::path& log) {
   const firmware_lines::Words& figures = lines.figures;
   const std::vector<firmware_lines::Words>& steps = lines.steps;
-  std::vector<std::vector<std::int32_t>> values(model.graph.outputs.size());
-  for (const auto& [index, words] : lines.outputs)
-    if (index >= 0 && index < static_cast<int>(values.size())) values[index] = firmware_lines::output_values(words);
-  std::vector<npy::Array> outputs;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const ir::Tensor& t = model.graph.tensors[model.graph.outputs[i]];
-    if (values[i].size() != static_cast<std::size_t>(t.elements()))
-      throw Error(fmt::format("run: the firmware printed {} values for output {} '{}', expected {} (log: {})",
-                              values[i].size(), i, t.name, t.elements(), log.string()));
-    outputs.push_back(firmware_output(model, t, values[i]));
-  }
-
-  // The report of the code that ran (the firmware build's own compile), with what it measured.
   const fs::path report_path = build / ("tightfit_" + compile.name) / (compile.name + ".report.json");
   const std::vector<std::uint8_t> report_bytes = read_file(report_path);
   nlohmann::json report = nlohmann::json::parse(report_bytes.begin(), report_bytes.end());
@@ -442,36 +415,90 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
       const bool called = next < steps.size() && steps[next].count("node") && steps[next].at("node") == node;
       const std::string count = called && steps[next].count("instructions") ? steps[next].at("instructions") : "";
       if (called && (count.empty() || count.find_first_not_of("0123456789") != std::string::npos))
-        throw Error(fmt::format("run: the firmware printed step {} without its instructions (log: {})", next, log.string()));
+        throw Error(
+            fmt::format("run: the firmware printed step {} without its instructions (log: {})", next, log.string()));
       step_instructions.push_back(called ? nlohmann::json(std::stoull(count)) : nlohmann::json(nullptr));
       next += called ? 1 : 0;
     }
     if (next != steps.size())
-      throw Error(fmt::format("run: the firmware profiled {} kernel calls, {} of them match the report's steps (log: {})",
-                              steps.size(), next, log.string()));
+      throw Error(
+          fmt::format("run: the firmware profiled {} kernel calls, {} of them match the report's steps (log: {})",
+                      steps.size(), next, log.string()));
   }
   report["measured"] = {
       {"board", board->name},
       {"core", board->core},
       {"method", fmt::format("{} -icount shift=0 (exact instruction counts)", board->qemu)},
       {"instructions", number("instructions")},
-      {"flash", {{"total_bytes", number("flash_bytes")},
-                 {"weights_bytes", number("weights_section_bytes")},
-                 {"text_bytes", number("text_bytes")},
-                 {"rodata_bytes", number("rodata_bytes")},
-                 {"inputs_bytes", number("inputs_section_bytes")}}},
-      {"ram", {{"arena_bytes", number("arena_bytes")},
-               {"planned_arena_bytes", number("planned_arena_bytes")},
-               {"data_bytes", number("data_bytes")},
-               {"bss_bytes", number("bss_bytes")},
-               {"stack_bytes", number("stack_bytes")},
-               {"stack_peak_bytes", number("stack_peak_bytes")},
-               {"linked_bytes", number("ram_bytes")}}},
+      {"flash",
+       {{"total_bytes", number("flash_bytes")},
+        {"weights_bytes", number("weights_section_bytes")},
+        {"text_bytes", number("text_bytes")},
+        {"rodata_bytes", number("rodata_bytes")},
+        {"inputs_bytes", number("inputs_section_bytes")}}},
+      {"ram",
+       {{"arena_bytes", number("arena_bytes")},
+        {"planned_arena_bytes", number("planned_arena_bytes")},
+        {"data_bytes", number("data_bytes")},
+        {"bss_bytes", number("bss_bytes")},
+        {"stack_bytes", number("stack_bytes")},
+        {"stack_peak_bytes", number("stack_peak_bytes")},
+        {"linked_bytes", number("ram_bytes")}}},
       {"step_instructions", step_instructions},
   };
   if (const auto problems = report::check_report(report); !problems.empty())
     throw Error("run: internal error: the measured report breaks its schema: " + problems.front());
 
+  return report;
+}
+
+// `--target`: builds firmware/run for the board with the inputs in flash, runs it in QEMU, writes
+// the outputs it prints and shows the figures it measured.
+void run_on_target(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
+                   const fs::path& dir) {
+  const Board* board = find_board(options.target);
+  if (!board) {
+    std::vector<std::string> names;
+    for (const Board& b : run_target_boards()) names.push_back(b.name);
+    throw Error(fmt::format("run: --target '{}' is not a board ({})", options.target, fmt::join(names, ", ")),
+                kExitUsage);
+  }
+  if (model.regions.size() != 1) throw Error("run: --target runs single-region models (no --memory)", kExitUsage);
+  for (const auto& ids : {model.graph.inputs, model.graph.outputs})
+    for (ir::TensorId id : ids)
+      if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32)
+        throw Error("run: --target does not run models whose inputs or outputs are int32 or quantized per channel (the "
+                    "host run does)", kExitUsage);
+  const std::vector<std::string> firmware_inputs = stage_firmware_inputs(options, compile, model, dir);
+  const fs::path build = dir / "firmware";
+  build_firmware(options, compile, board, firmware_inputs, build, dir);
+
+  const fs::path log = dir / "qemu.log";
+  const std::string qemu = fmt::format(
+      "timeout {} {} -M {} -nographic {} -icount shift=0,align=off,sleep=off -kernel {}", options.timeout_seconds,
+      board->qemu, board->machine, board->qemu_flags, shell_quoted((build / "tightfit_run.elf").string()));
+  const int status = interrupt::run_shell(qemu + " > " + shell_quoted(log.string()) + " 2>&1");
+  const std::vector<std::uint8_t> bytes = read_file(log);
+  const std::string text(bytes.begin(), bytes.end());
+  if (status != 0)
+    throw Error(fmt::format("run: the firmware failed in QEMU on {} (exit status {}; log: {})", board->name,
+                            WEXITSTATUS(status), log.string()));
+
+  // An output line per output, then the figures; with --profile, a line per step.
+  const firmware_lines::Lines lines = firmware_lines::parse(text);
+  std::vector<std::vector<std::int32_t>> values(model.graph.outputs.size());
+  for (const auto& [index, words] : lines.outputs)
+    if (index >= 0 && index < static_cast<int>(values.size())) values[index] = firmware_lines::output_values(words);
+  std::vector<npy::Array> outputs;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const ir::Tensor& t = model.graph.tensors[model.graph.outputs[i]];
+    if (values[i].size() != static_cast<std::size_t>(t.elements()))
+      throw Error(fmt::format("run: the firmware printed {} values for output {} '{}', expected {} (log: {})",
+                              values[i].size(), i, t.name, t.elements(), log.string()));
+    outputs.push_back(firmware_output(model, t, values[i]));
+  }
+
+  const nlohmann::json report = measured_report(options, compile, board, lines, build, log);
   auto files = output_files(outputs);
   const std::string& name = compile.name;
   files.emplace_back(name + ".report.json", report.dump(2) + "\n");
