@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
       const double gap = result.lower_bound ? 100.0 * (result.peak - result.lower_bound) / result.lower_bound : 0.0;
       fmt::print("{:<18} {:>7} {:>11} {:>11} {:>11} {:>8.3f} {:>10} {:>6.2f}% {:>10.1f}{}\n", file.filename().string(),
                  problem.buffers.size(), result.lower_bound, greedy, result.peak,
-                 greedy ? double(result.peak) / greedy : 1.0, plan::status_name(result.status),
-                 gap, result.time_ms, errors.empty() ? "" : "  INVALID: " + errors.front());
+                 greedy ? double(result.peak) / greedy : 1.0, plan::status_name(result.status), gap, result.time_ms,
+                 errors.empty() ? "" : "  INVALID: " + errors.front());
       std::fflush(stdout);  // one row at a time: a case can take the whole time limit
       total_greedy += greedy;
       total_peak += result.peak;

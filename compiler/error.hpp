@@ -10,9 +10,9 @@ namespace tightfit {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitError = 1,      // bad input: unreadable model, unsupported operator, bad file...
-  kExitUsage = 2,      // bad command line
-  kExitCapTooSmall = 3 // the model does not fit under --max-ram
+  kExitError = 1,       // bad input: unreadable model, unsupported operator, bad file...
+  kExitUsage = 2,       // bad command line
+  kExitCapTooSmall = 3  // the model does not fit under --max-ram
 };
 
 // The line is terminal text (model_text::shown): names read from a model or a JSON file are

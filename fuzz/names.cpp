@@ -46,8 +46,9 @@ const char* const kModels[] = {TIGHTFIT_SOURCE_ROOT "/tests/import/good/conv_rel
 struct NamesTried {
   std::uint64_t inputs = 0, names = 0, placed = 0;
   void print() const {
-    std::fprintf(stderr, "names tried: %llu (placed %llu times) in %llu inputs\n", static_cast<unsigned long long>(names),
-                 static_cast<unsigned long long>(placed), static_cast<unsigned long long>(inputs));
+    std::fprintf(stderr, "names tried: %llu (placed %llu times) in %llu inputs\n",
+                 static_cast<unsigned long long>(names), static_cast<unsigned long long>(placed),
+                 static_cast<unsigned long long>(inputs));
   }
   ~NamesTried() { print(); }
 } names_tried;
@@ -85,7 +86,8 @@ std::vector<std::string> tags(const std::string& html) {
   std::vector<std::string> names;
   for (std::size_t i = html.find('<'); i != std::string::npos; i = html.find('<', i + 1)) {
     std::size_t end = i + 1;
-    while (end < html.size() && (std::isalnum(static_cast<unsigned char>(html[end])) || html[end] == '/' || html[end] == '!'))
+    while (end < html.size() &&
+           (std::isalnum(static_cast<unsigned char>(html[end])) || html[end] == '/' || html[end] == '!'))
       ++end;
     names.push_back(html.substr(i + 1, end - i - 1));
   }
@@ -127,7 +129,8 @@ Compiled compile(const std::string& path) {
     fail("the report is not valid JSON text", e.what());
   }
   const nlohmann::json back = nlohmann::json::parse(json);
-  if (const auto problems = tightfit::report::check_report(back); !problems.empty()) fail("report refused", problems[0]);
+  if (const auto problems = tightfit::report::check_report(back); !problems.empty())
+    fail("report refused", problems[0]);
   if (back != m.report) fail("the report does not read back as written");
 
   const std::string svg = tightfit::report::render_svg(m.report);
@@ -183,8 +186,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::vector<std::string> names(1);
   for (std::size_t i = 1; i < size; ++i) {
-    if (data[i] == 0) names.emplace_back();
-    else names.back() += static_cast<char>(data[i]);
+    if (data[i] == 0)
+      names.emplace_back();
+    else
+      names.back() += static_cast<char>(data[i]);
   }
   for (std::string& name : names)  // longer names are refused (import/model_file.hpp)
     if (name.size() > tightfit::import::kMaxNameBytes) name.resize(tightfit::import::kMaxNameBytes);
@@ -235,7 +240,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path =
       fuzz::write_input("names.onnx", reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   const Compiled c = compile(path);
-  if (c.header != original.header) fail("the header differs from the unrenamed model's outside comments and literals", c.header);
+  if (c.header != original.header)
+    fail("the header differs from the unrenamed model's outside comments and literals", c.header);
   if (c.source != original.source) fail("the source differs from the unrenamed model's outside comments and literals");
   if (c.html_tags != original.html_tags) fail("the HTML's tags differ from the unrenamed model's", c.html);
   if (++names_tried.inputs % 1000 == 0) names_tried.print();

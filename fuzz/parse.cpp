@@ -39,12 +39,17 @@ void check_size(const std::string& text) {
     ++i;
   }
   std::string unit;
-  for (std::size_t j = i; j < text.size(); ++j) unit += static_cast<char>(std::toupper(static_cast<unsigned char>(text[j])));
+  for (std::size_t j = i; j < text.size(); ++j)
+    unit += static_cast<char>(std::toupper(static_cast<unsigned char>(text[j])));
   unsigned __int128 multiplier = 0;
-  if (unit.empty() || unit == "B") multiplier = 1;
-  else if (unit == "K" || unit == "KB" || unit == "KIB") multiplier = 1ull << 10;
-  else if (unit == "M" || unit == "MB" || unit == "MIB") multiplier = 1ull << 20;
-  else if (unit == "G" || unit == "GB" || unit == "GIB") multiplier = 1ull << 30;
+  if (unit.empty() || unit == "B")
+    multiplier = 1;
+  else if (unit == "K" || unit == "KB" || unit == "KIB")
+    multiplier = 1ull << 10;
+  else if (unit == "M" || unit == "MB" || unit == "MIB")
+    multiplier = 1ull << 20;
+  else if (unit == "G" || unit == "GB" || unit == "GIB")
+    multiplier = 1ull << 30;
   const bool valid = i > 0 && multiplier != 0 && !overflow && value * multiplier <= UINT64_MAX;
   if (valid != got.has_value()) bug("parse_size('" + text + "'): accepted/refused wrongly");
   if (valid && *got != static_cast<std::uint64_t>(value * multiplier)) bug("parse_size('" + text + "'): wrong value");
@@ -113,9 +118,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 3) {
-    case 0: check_size(rest); break;
-    case 1: check_command_line(rest); break;
-    default: check_csv(data + 1, size - 1); break;
+    case 0:
+      check_size(rest);
+      break;
+    case 1:
+      check_command_line(rest);
+      break;
+    default:
+      check_csv(data + 1, size - 1);
+      break;
   }
   return 0;
 }

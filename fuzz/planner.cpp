@@ -60,8 +60,10 @@ bool better_exists(const Problem& problem, std::uint64_t peak, bool& gave_up) {
       return false;
     }
     std::vector<std::uint64_t> options;
-    if (b[i].pin) options.push_back(b[i].pin->offset);
-    else if (b[i].size == 0) options.push_back(0);
+    if (b[i].pin)
+      options.push_back(b[i].pin->offset);
+    else if (b[i].size == 0)
+      options.push_back(0);
     else
       for (std::uint64_t o = 0; o + b[i].size < peak; o += b[i].alignment) options.push_back(o);
     for (std::uint64_t o : options) {
@@ -134,7 +136,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!errors.empty()) bug("the plan fails validation: " + errors.front());
   if (plan.lower_bound > plan.peak) bug("lower bound above the peak");
   if (regions == 1) {
-    if (plan.peak > plan.greedy_peak) bug("worse than greedy: " + std::to_string(plan.peak) + " > " + std::to_string(plan.greedy_peak));
+    if (plan.peak > plan.greedy_peak)
+      bug("worse than greedy: " + std::to_string(plan.peak) + " > " + std::to_string(plan.greedy_peak));
     if (plan.lower_bound < live_sum_lower_bound(problem)) bug("bound below the live-sum bound");
     if (plan.status == Status::Optimal && plan.peak != plan.lower_bound) bug("optimal but peak != lower bound");
     if (plan.status == Status::Optimal && tiny && plan.peak > 0 && plan.peak <= 48) {

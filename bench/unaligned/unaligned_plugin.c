@@ -23,8 +23,7 @@ struct qemu_plugin_insn;
 enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
 enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W, QEMU_PLUGIN_MEM_RW };
 
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-                                           void (*cb)(qemu_plugin_id_t, struct qemu_plugin_tb*));
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, void (*cb)(qemu_plugin_id_t, struct qemu_plugin_tb*));
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb* tb);
 struct qemu_plugin_insn* qemu_plugin_tb_get_insn(const struct qemu_plugin_tb* tb, size_t idx);
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn* insn,

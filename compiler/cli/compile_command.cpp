@@ -31,11 +31,12 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--plan-csv", *plan_csv,
                   "Also write the buffers and their offsets in MiniMalloc's CSV format (one region only)");
   auto target = std::make_shared<std::string>();
-  cmd->add_option("--target", *target,
-                  "Link the generated code for this board's core (mps2-an386: Cortex-M4, mps2-an500: Cortex-M7) or core "
-                  "(cortex-m4, ...) and report its flash as measured; 'none': an estimate. Default: mps2-an386 when "
-                  "arm-none-eabi-g++ is on the PATH, else none. The core's measured kernel costs rank tiling plans of "
-                  "equal MACs (cortex-m4's without a target or with none)");
+  cmd->add_option(
+      "--target", *target,
+      "Link the generated code for this board's core (mps2-an386: Cortex-M4, mps2-an500: Cortex-M7) or core "
+      "(cortex-m4, ...) and report its flash as measured; 'none': an estimate. Default: mps2-an386 when "
+      "arm-none-eabi-g++ is on the PATH, else none. The core's measured kernel costs rank tiling plans of "
+      "equal MACs (cortex-m4's without a target or with none)");
   cmd->callback([options, out_dir, quiet, plan_csv, target] {
     driver::CompileOptions compile = finish_compile_options(*options);
     // The flash as the target links it: the core of a board, or a core named directly. Its

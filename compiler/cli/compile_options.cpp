@@ -26,7 +26,8 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
       ->check(CLI::IsMember({numerics_name(ir::Numerics::Ort), numerics_name(ir::Numerics::Tflite)}));
   cmd.add_option("--time-limit", c.time_limit_seconds, "Seconds the planner may search for a proof (default 5)")
       ->check(check_seconds, "SECONDS");
-  cmd.add_flag("--io-outside", o.io_outside, "Keep the model's inputs and outputs out of the arena (the caller owns them)");
+  cmd.add_flag("--io-outside", o.io_outside,
+               "Keep the model's inputs and outputs out of the arena (the caller owns them)");
   cmd.add_option("--weights-section", c.weights_section, "Linker section for the weights (default .rodata)");
   cmd.add_option("--arena-section", c.arena_section, "Linker section for the arena (default .bss)");
   cmd.add_option("--alignment", c.alignment,
@@ -34,7 +35,8 @@ void add_compile_options(CLI::App& cmd, CompileCommandOptions& o) {
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   // Older scripts pass it: a symbolic batch was refused without it, and is pinned to 1 now.
   cmd.add_flag("--pin-batch", "Accepted and ignored: a symbolic batch dimension is pinned to 1")->group("");
-  cmd.add_flag("--no-reorder", o.no_reorder, "Run the nodes in the ONNX file's order (default: the order with the least peak)");
+  cmd.add_flag("--no-reorder", o.no_reorder,
+               "Run the nodes in the ONNX file's order (default: the order with the least peak)");
   cmd.add_flag("--no-overlap", o.no_overlap,
                "Never let a kernel's output overlap the input it consumes (default: it may, at the kernel's distance)");
   cmd.add_flag("--no-fold-pad", o.no_fold_pad,
@@ -52,7 +54,8 @@ namespace {
 std::string default_name(const std::string& model_path) {
   std::string stem = std::filesystem::path(model_path).filename().string();
   for (const std::string extension : {".onnx", ".tflite"})
-    if (stem.size() > extension.size() && stem.compare(stem.size() - extension.size(), extension.size(), extension) == 0)
+    if (stem.size() > extension.size() &&
+        stem.compare(stem.size() - extension.size(), extension.size(), extension) == 0)
       stem.resize(stem.size() - extension.size());
   return model_text::cpp_identifier(stem);
 }
@@ -78,7 +81,8 @@ driver::CompileOptions finish_compile_options(const CompileCommandOptions& o) {
   if (!c.memory_file.empty() && c.max_ram)
     throw Error("--max-ram does not apply with --memory: the memory file's region sizes are the caps", kExitUsage);
   if (!c.memory_file.empty() && !c.arena_section.empty())
-    throw Error("--arena-section does not apply with --memory: the memory file gives each region's section", kExitUsage);
+    throw Error("--arena-section does not apply with --memory: the memory file gives each region's section",
+                kExitUsage);
   c.io_in_arena = !o.io_outside;
   c.reorder = !o.no_reorder;
   c.overlap = !o.no_overlap;

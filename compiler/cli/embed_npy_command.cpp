@@ -31,7 +31,7 @@ namespace {
 struct EmbedNpyOptions {
   std::string input;
   std::string symbol;
-  std::string section;     // empty: .rodata
+  std::string section;  // empty: .rodata
   std::string output_dir;
 };
 
@@ -68,7 +68,10 @@ void run_embed_npy(const EmbedNpyOptions& options) {
     }
   }
   const npy::Array a = npy::load(path);
-  const char* type = a.dtype == "f4" ? "float" : a.dtype == "i1" ? "std::int8_t" : a.dtype == "u1" ? "std::uint8_t" : nullptr;
+  const char* type = a.dtype == "f4"   ? "float"
+                     : a.dtype == "i1" ? "std::int8_t"
+                     : a.dtype == "u1" ? "std::uint8_t"
+                                       : nullptr;
   if (!type) throw Error(fmt::format("{}: dtype '{}' is not float32, int8 or uint8", path, a.dtype));
 
   const std::string& s = options.symbol;
@@ -80,9 +83,9 @@ void run_embed_npy(const EmbedNpyOptions& options) {
       banner, type, s, s);
   const std::string attribute =
       options.section.empty() ? "" : fmt::format(" __attribute__((section(\"{}\")))", options.section);
-  const std::string source = fmt::format(
-      "{}#include \"{}.hpp\"\n\nalignas(16) const {} {}[]{} = {{\n{}}};\nconst std::size_t {}_size = {};\n", banner, s,
-      type, s, attribute, initializers(a, path), s, a.elements());
+  const std::string source =
+      fmt::format("{}#include \"{}.hpp\"\n\nalignas(16) const {} {}[]{} = {{\n{}}};\nconst std::size_t {}_size = {};\n",
+                  banner, s, type, s, attribute, initializers(a, path), s, a.elements());
   write_files(options.output_dir, {{s + ".hpp", header}, {s + ".cpp", source}});
 }
 

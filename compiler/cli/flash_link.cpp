@@ -117,11 +117,14 @@ LinkedFlash link_for_core(const driver::CompiledModel& model, const std::string&
     if (!(words >> section >> size) || section.empty() || section[0] != '.') continue;
     bool arena = false;
     for (const auto& region : model.regions) arena = arena || section == region.section;
-    if (!weights_section.empty() && section == weights_section) flash.weights_bytes += size;
+    if (!weights_section.empty() && section == weights_section)
+      flash.weights_bytes += size;
     else if (section == ".text" || section.rfind(".ARM.ex", 0) == 0 || section == ".init" || section == ".fini")
       flash.text_bytes += size;
-    else if (section.rfind(".rodata", 0) == 0) flash.rodata_bytes += size;
-    else if (section == ".data") flash.data_bytes += size;
+    else if (section.rfind(".rodata", 0) == 0)
+      flash.rodata_bytes += size;
+    else if (section == ".data")
+      flash.data_bytes += size;
     // Anything else takes no flash: .bss, .noinit, the arena, the toolchain's notes.
     else if (!arena && section != ".bss" && section != ".noinit" && section != ".persistent" && section != ".comment" &&
              section.rfind(".ARM.attributes", 0) != 0 && section.rfind(".debug", 0) != 0)

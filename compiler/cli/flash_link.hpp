@@ -12,8 +12,8 @@
 namespace tightfit {
 
 struct LinkedFlash {
-  std::string core;      // e.g. "cortex-m4"
-  std::string method;    // the compiler and what was linked, for the report
+  std::string core;                                                // e.g. "cortex-m4"
+  std::string method;                                              // the compiler and what was linked, for the report
   std::uint64_t text_bytes = 0, rodata_bytes = 0, data_bytes = 0;  // rodata without the weights
   std::uint64_t weights_bytes = 0;
 };

@@ -72,19 +72,21 @@ std::int64_t total_macs(const ir::Graph& g) {
 void print_tensor_line(const ir::Graph& g, const char* role, ir::TensorId id) {
   if (id == ir::kNoTensor) return;
   const ir::Tensor& t = g.tensors[id];
-  fmt::print("    {:<4} {:<22} {:<7} {:<18} {}\n", role, fit(model_text::shown(t.name), 22), ir::dtype_name(t.dtype), fit(shape_text(t), 18),
-             quant_text(t));
+  fmt::print("    {:<4} {:<22} {:<7} {:<18} {}\n", role, fit(model_text::shown(t.name), 22), ir::dtype_name(t.dtype),
+             fit(shape_text(t), 18), quant_text(t));
 }
 
 void print_text(const ir::Graph& g) {
-  fmt::print("{}: nodes {}, inputs {}, outputs {}\n", model_text::shown(g.source), g.nodes.size(), g.inputs.size(), g.outputs.size());
+  fmt::print("{}: nodes {}, inputs {}, outputs {}\n", model_text::shown(g.source), g.nodes.size(), g.inputs.size(),
+             g.outputs.size());
   for (auto id : g.inputs) print_tensor_line(g, "in", id);
   for (auto id : g.outputs) print_tensor_line(g, "out", id);
   for (const std::string& input : g.batch_pinned)
     fmt::print("    input '{}': symbolic batch (dimension 0) pinned to 1\n", model_text::shown(input));
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
-    fmt::print("\n{:>3}  {:<17} {:<28} from {}\n", i, ir::op_name(n.op), fit(model_text::shown(n.name), 28), fit(model_text::shown(n.onnx_op), 40));
+    fmt::print("\n{:>3}  {:<17} {:<28} from {}\n", i, ir::op_name(n.op), fit(model_text::shown(n.name), 28),
+               fit(model_text::shown(n.onnx_op), 40));
     // "w" marks a constant input (weights, bias): it lives in flash, not in RAM.
     for (auto id : n.inputs) print_tensor_line(g, g.tensors[id].is_constant ? "w" : "in", id);
     for (auto id : n.outputs) print_tensor_line(g, "out", id);
@@ -93,14 +95,17 @@ void print_text(const ir::Graph& g) {
     if (y.dtype != ir::DType::Float32) extra = fmt::format("clamp [{}, {}]", n.attrs.act_min, n.attrs.act_max);
     fmt::print("    {:<29} MACs {:<14L} weights {:L} B\n", extra, ops::macs(g, n), g.weight_bytes(n));
   }
-  fmt::print("\ntotals: {} nodes, {:L} weight bytes, {:L} activation bytes, {:L} MACs\n", g.nodes.size(), total_weight_bytes(g),
-             activation_bytes(g), total_macs(g));
+  fmt::print("\ntotals: {} nodes, {:L} weight bytes, {:L} activation bytes, {:L} MACs\n", g.nodes.size(),
+             total_weight_bytes(g), activation_bytes(g), total_macs(g));
 }
 
 nlohmann::json tensor_json(const ir::Graph& g, ir::TensorId id) {
   const ir::Tensor& t = g.tensors[id];
-  nlohmann::json j = {{"name", t.name}, {"dtype", ir::dtype_name(t.dtype)}, {"shape", t.shape},
-                      {"constant", t.is_constant}, {"bytes", t.bytes()}};
+  nlohmann::json j = {{"name", t.name},
+                      {"dtype", ir::dtype_name(t.dtype)},
+                      {"shape", t.shape},
+                      {"constant", t.is_constant},
+                      {"bytes", t.bytes()}};
   if (!t.quantized) return j;
   const ir::Quant& q = t.quant;
   if (!q.per_channel()) {
@@ -108,8 +113,8 @@ nlohmann::json tensor_json(const ir::Graph& g, ir::TensorId id) {
   } else {
     const auto [smin, smax] = std::minmax_element(q.scale.begin(), q.scale.end());
     const auto [zmin, zmax] = std::minmax_element(q.zero_point.begin(), q.zero_point.end());
-    j["quant"] = {{"axis", q.axis}, {"channels", q.scale.size()}, {"scale_min", *smin}, {"scale_max", *smax},
-                  {"zero_point_min", *zmin}, {"zero_point_max", *zmax}};
+    j["quant"] = {{"axis", q.axis},     {"channels", q.scale.size()}, {"scale_min", *smin},
+                  {"scale_max", *smax}, {"zero_point_min", *zmin},    {"zero_point_max", *zmax}};
   }
   return j;
 }
@@ -121,24 +126,30 @@ void print_json(const ir::Graph& g) {
     for (auto id : n.inputs)
       if (id != ir::kNoTensor) inputs.push_back(tensor_json(g, id));
     for (auto id : n.outputs) outputs.push_back(tensor_json(g, id));
-    nlohmann::json node = {{"name", n.name}, {"op", ir::op_name(n.op)}, {"onnx_op", n.onnx_op}, {"inputs", inputs},
-                           {"outputs", outputs}, {"macs", ops::macs(g, n)}, {"weight_bytes", g.weight_bytes(n)}};
+    nlohmann::json node = {{"name", n.name},
+                           {"op", ir::op_name(n.op)},
+                           {"onnx_op", n.onnx_op},
+                           {"inputs", inputs},
+                           {"outputs", outputs},
+                           {"macs", ops::macs(g, n)},
+                           {"weight_bytes", g.weight_bytes(n)}};
     if (g.tensors[n.outputs[0]].dtype != ir::DType::Float32) node["clamp"] = {n.attrs.act_min, n.attrs.act_max};
     nodes.push_back(node);
   }
   nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
   for (auto id : g.inputs) inputs.push_back(tensor_json(g, id));
   for (auto id : g.outputs) outputs.push_back(tensor_json(g, id));
-  nlohmann::json doc = {
-      {"model", g.source},
-      {"inputs", inputs},
-      {"outputs", outputs},
-      {"batch_pinned", g.batch_pinned},
-      {"nodes", nodes},
-      {"unsupported", nlohmann::json::array()},  // as after a refusal: here, none
-      {"totals",
-       {{"nodes", g.nodes.size()}, {"weight_bytes", total_weight_bytes(g)}, {"activation_bytes", activation_bytes(g)},
-        {"macs", total_macs(g)}}}};
+  nlohmann::json doc = {{"model", g.source},
+                        {"inputs", inputs},
+                        {"outputs", outputs},
+                        {"batch_pinned", g.batch_pinned},
+                        {"nodes", nodes},
+                        {"unsupported", nlohmann::json::array()},  // as after a refusal: here, none
+                        {"totals",
+                         {{"nodes", g.nodes.size()},
+                          {"weight_bytes", total_weight_bytes(g)},
+                          {"activation_bytes", activation_bytes(g)},
+                          {"macs", total_macs(g)}}}};
   model_text::json_strings(doc);
   fmt::print("{}\n", doc.dump(2));
 }
@@ -164,7 +175,8 @@ void print_refusal_json(const std::string& model, const Error& error) {
 
 void add_inspect_command(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Import a quantized ONNX or TFLite model and show its integer IR, node by node");
+  CLI::App* cmd =
+      app.add_subcommand("inspect", "Import a quantized ONNX or TFLite model and show its integer IR, node by node");
   cmd->add_option("model", options->model, "The model (.onnx or .tflite)")->required();
   cmd->add_flag("--json", options->json, "Print JSON instead of text");
   // Older scripts pass it: a symbolic batch was refused without it, and is pinned to 1 now.

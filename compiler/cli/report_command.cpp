@@ -34,7 +34,8 @@ nlohmann::json read_report_file(const std::string& path) {
     // nlohmann's message starts with its own tag, "[json.exception.parse_error.101] ": not for users.
     const std::string message = e.what();
     const auto tag_end = message.find("] ");
-    throw Error(fmt::format("{} is not JSON: {}", path, tag_end == std::string::npos ? message : message.substr(tag_end + 2)));
+    throw Error(
+        fmt::format("{} is not JSON: {}", path, tag_end == std::string::npos ? message : message.substr(tag_end + 2)));
   }
 }
 
@@ -63,7 +64,8 @@ void run_report(const ReportOptions& options) {
 
 void add_report_command(CLI::App& app) {
   auto options = std::make_shared<ReportOptions>();
-  CLI::App* command = app.add_subcommand("report", "render a memory report (NAME.report.json) as text, JSON, SVG or HTML");
+  CLI::App* command =
+      app.add_subcommand("report", "render a memory report (NAME.report.json) as text, JSON, SVG or HTML");
   command->add_option("report", options->input, "the report written by `tightfit compile`")->required();
   command->add_option("--format", options->format, "the view to render (default text)")
       ->check(CLI::IsMember({"text", "json", "svg", "html"}));

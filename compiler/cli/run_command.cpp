@@ -54,11 +54,16 @@ struct RunOptions {
 
 std::string npy_dtype(ir::DType t) {
   switch (t) {
-    case ir::DType::Int8: return "i1";
-    case ir::DType::UInt8: return "u1";
-    case ir::DType::Int32: return "i4";
-    case ir::DType::Float32: return "f4";
-    case ir::DType::Bool: return "b1";
+    case ir::DType::Int8:
+      return "i1";
+    case ir::DType::UInt8:
+      return "u1";
+    case ir::DType::Int32:
+      return "i4";
+    case ir::DType::Float32:
+      return "f4";
+    case ir::DType::Bool:
+      return "b1";
   }
   return "?";
 }
@@ -100,14 +105,17 @@ std::vector<std::int64_t> model_shape(const driver::CompiledModel& m, const ir::
 // Elements of `size` bytes moved from ONNX's order to the model's (`to_model`) or back: a
 // permutation only for a channels-last image of a TFLite model.
 std::vector<std::uint8_t> between_onnx_and_model_order(const driver::CompiledModel& m, const ir::Tensor& t,
-                                                       const std::vector<std::uint8_t>& data, std::size_t size, bool to_model) {
+                                                       const std::vector<std::uint8_t>& data, std::size_t size,
+                                                       bool to_model) {
   if (!model_order_is_memory_order(m) || t.layout != ir::Layout::ChannelsLast) return data;
   const auto index = memory_index_of_onnx_order(t);  // ONNX index -> memory (= model) index
   std::vector<std::uint8_t> out(data.size());
   for (std::size_t o = 0; o < index.size(); ++o) {
     const std::size_t model = static_cast<std::size_t>(index[o]) * size;
-    if (to_model) std::memcpy(&out[model], &data[o * size], size);
-    else std::memcpy(&out[o * size], &data[model], size);
+    if (to_model)
+      std::memcpy(&out[model], &data[o * size], size);
+    else
+      std::memcpy(&out[o * size], &data[model], size);
   }
   return out;
 }
@@ -125,15 +133,16 @@ ModelInput load_model_input(const driver::CompiledModel& m, std::size_t i, const
   const npy::Array& a = in.array;
   const std::vector<std::int64_t> shape = model_shape(m, t);
   if (a.shape != shape)
-    throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "), i,
-                            t.name, fmt::join(shape, ", ")));
+    throw Error(fmt::format("{}: shape ({}) does not match input {} '{}' of shape ({})", path, fmt::join(a.shape, ", "),
+                            i, t.name, fmt::join(shape, ", ")));
   in.quantize = a.dtype == "f4" && t.dtype != ir::DType::Float32;
   if (in.quantize && !t.float_at_boundary)
     throw Error(fmt::format("{}: input {} '{}' is {} in the model; give a .npy of that type", path, i, t.name,
                             ir::dtype_name(t.dtype)));
   if (!in.quantize && a.dtype != npy_dtype(t.dtype))
-    throw Error(fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
-                            path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
+    throw Error(
+        fmt::format("{}: dtype '{}' does not fit input {} '{}' ({}; float32 also works where the model quantizes it)",
+                    path, a.dtype, i, t.name, ir::dtype_name(t.dtype)));
   return in;
 }
 
@@ -144,7 +153,8 @@ void stage_input(const driver::CompiledModel& m, std::size_t i, const std::strin
   const ModelInput in = load_model_input(m, i, path);
   const npy::Array& a = in.array;
   if (in.quantize) {
-    write_file((dir / fmt::format("input_{}.f32", i)).string(), as_text(between_onnx_and_model_order(m, t, a.data, 4, false)));
+    write_file((dir / fmt::format("input_{}.f32", i)).string(),
+               as_text(between_onnx_and_model_order(m, t, a.data, 4, false)));
     return;
   }
   if (model_order_is_memory_order(m)) {
@@ -234,7 +244,8 @@ npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::
     if (memory.size() != index.size() * es)
       throw Error(fmt::format("output {} '{}': the generated program wrote {} bytes", i, t.name, memory.size()));
     a.data.resize(memory.size());
-    if (model_order_is_memory_order(m)) a.data = memory;
+    if (model_order_is_memory_order(m))
+      a.data = memory;
     else
       for (std::size_t o = 0; o < index.size(); ++o)
         std::memcpy(&a.data[o * es], &memory[static_cast<std::size_t>(index[o]) * es], es);
@@ -246,7 +257,8 @@ npy::Array host_output(const driver::CompiledModel& m, std::size_t i, const fs::
 
 // Output `t` from the values the firmware printed (quantized, or a float32's bits; memory order),
 // in the model's order.
-npy::Array firmware_output(const driver::CompiledModel& m, const ir::Tensor& t, const std::vector<std::int32_t>& values) {
+npy::Array firmware_output(const driver::CompiledModel& m, const ir::Tensor& t,
+                           const std::vector<std::int32_t>& values) {
   std::vector<std::int64_t> index = memory_index_of_onnx_order(t);
   if (model_order_is_memory_order(m))
     for (std::size_t o = 0; o < index.size(); ++o) index[o] = static_cast<std::int64_t>(o);
@@ -255,15 +267,17 @@ npy::Array firmware_output(const driver::CompiledModel& m, const ir::Tensor& t, 
   if (t.dtype == ir::DType::Float32) {
     a.dtype = "f4";
     a.data.resize(index.size() * 4);
-    for (std::size_t o = 0; o < index.size(); ++o) std::memcpy(&a.data[o * 4], &values[static_cast<std::size_t>(index[o])], 4);
+    for (std::size_t o = 0; o < index.size(); ++o)
+      std::memcpy(&a.data[o * 4], &values[static_cast<std::size_t>(index[o])], 4);
   } else if (t.float_at_boundary) {
     a.dtype = "f4";
     a.data.resize(index.size() * 4);
     for (std::size_t o = 0; o < index.size(); ++o) {
       const std::int32_t q = values[static_cast<std::size_t>(index[o])];
-      const float v = t.dtype == ir::DType::Int8
-                          ? tightfit::dequantize_linear(static_cast<std::int8_t>(q), t.quant.scale[0], t.quant.zero_point[0])
-                          : tightfit::dequantize_linear(static_cast<std::uint8_t>(q), t.quant.scale[0], t.quant.zero_point[0]);
+      const float v =
+          t.dtype == ir::DType::Int8
+              ? tightfit::dequantize_linear(static_cast<std::int8_t>(q), t.quant.scale[0], t.quant.zero_point[0])
+              : tightfit::dequantize_linear(static_cast<std::uint8_t>(q), t.quant.scale[0], t.quant.zero_point[0]);
       std::memcpy(&a.data[o * 4], &v, 4);
     }
   } else {
@@ -281,7 +295,8 @@ npy::Array firmware_output(const driver::CompiledModel& m, const ir::Tensor& t, 
 // output_0.npy, output_1.npy, ...: the files of `tightfit run`, before any others it writes.
 std::vector<std::pair<std::string, std::string>> output_files(const std::vector<npy::Array>& outputs) {
   std::vector<std::pair<std::string, std::string>> files;
-  for (std::size_t i = 0; i < outputs.size(); ++i) files.emplace_back(fmt::format("output_{}.npy", i), npy::encode(outputs[i]));
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    files.emplace_back(fmt::format("output_{}.npy", i), npy::encode(outputs[i]));
   return files;
 }
 
@@ -467,8 +482,10 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   for (const auto& ids : {model.graph.inputs, model.graph.outputs})
     for (ir::TensorId id : ids)
       if (model.graph.tensors[id].quant.per_channel() || model.graph.tensors[id].dtype == ir::DType::Int32)
-        throw Error("run: --target does not run models whose inputs or outputs are int32 or quantized per channel (the "
-                    "host run does)", kExitUsage);
+        throw Error(
+            "run: --target does not run models whose inputs or outputs are int32 or quantized per channel (the "
+            "host run does)",
+            kExitUsage);
   const std::vector<std::string> firmware_inputs = stage_firmware_inputs(options, compile, model, dir);
   const fs::path build = dir / "firmware";
   build_firmware(options, compile, board, firmware_inputs, build, dir);
@@ -507,8 +524,8 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
   files.emplace_back(name + ".report.html", report::render_html(report));
   write_files(options.output_dir, files);
 
-  fmt::print("ran {} on {} ({}, QEMU): {} output(s) in {}\n", model_text::shown(compile.model), board->name, board->core, outputs.size(),
-             options.output_dir);
+  fmt::print("ran {} on {} ({}, QEMU): {} output(s) in {}\n", model_text::shown(compile.model), board->name,
+             board->core, outputs.size(), options.output_dir);
   fmt::print("{}", report::render_measured_text(report));
   fmt::print("report with these figures: {0}/{1}.report.txt (.json, .html)\n", options.output_dir, name);
 }
@@ -528,8 +545,9 @@ void run_on_host(const RunOptions& options, const driver::CompileOptions& compil
   const std::string build = fmt::format(
       "{} -std=c++17 -O2 -ffp-contract=off -fno-fast-math -fno-exceptions -fno-rtti -Wall -Wextra -Werror {} "
       "-I{} -I{} {} {} -o {}",
-      cxx ? cxx : "c++", extra_flags ? extra_flags : "", shell_quoted(runtime), shell_quoted(dir.string()), shell_quoted((dir / (compile.name + ".cpp")).string()),
-      shell_quoted((dir / "harness.cpp").string()), shell_quoted(program.string()));
+      cxx ? cxx : "c++", extra_flags ? extra_flags : "", shell_quoted(runtime), shell_quoted(dir.string()),
+      shell_quoted((dir / (compile.name + ".cpp")).string()), shell_quoted((dir / "harness.cpp").string()),
+      shell_quoted(program.string()));
   run_logged(build, dir / "build.log", "building the generated code with the host compiler");
   if (interrupt::run_shell(shell_quoted(program.string()) + " " + shell_quoted(dir.string())) != 0)
     throw Error("run: the generated program failed on the host");
@@ -537,8 +555,8 @@ void run_on_host(const RunOptions& options, const driver::CompileOptions& compil
   std::vector<npy::Array> outputs;
   for (std::size_t i = 0; i < model.graph.outputs.size(); ++i) outputs.push_back(host_output(model, i, dir));
   write_files(options.output_dir, output_files(outputs));
-  fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", model_text::shown(compile.model), model.plan.peak,
-             plan::status_name(model.plan.status), model.graph.outputs.size(), options.output_dir);
+  fmt::print("ran {} on the host: arena {} bytes ({}), {} output(s) in {}\n", model_text::shown(compile.model),
+             model.plan.peak, plan::status_name(model.plan.status), model.graph.outputs.size(), options.output_dir);
 }
 
 void run_model(const RunOptions& options) {
@@ -603,16 +621,18 @@ void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Compile a model, build it for the host and run it on .npy inputs");
   auto options = std::make_shared<RunOptions>();
   add_compile_options(*cmd, options->compile);
-  cmd->add_option("--input", options->inputs, "An input as .npy (float32, or the input's integer type); one per input, in order")
+  cmd->add_option("--input", options->inputs,
+                  "An input as .npy (float32, or the input's integer type); one per input, in order")
       ->required();
   cmd->add_option("--output-dir", options->output_dir, "Folder for output_0.npy, output_1.npy, ...")->required();
-  cmd->add_option("--build-dir", options->build_dir, "Keep the generated code and program here (default: a temporary folder)");
+  cmd->add_option("--build-dir", options->build_dir,
+                  "Keep the generated code and program here (default: a temporary folder)");
   std::vector<std::string> boards;
   for (const Board& b : run_target_boards()) boards.push_back(fmt::format("{} ({})", b.name, b.help));
   cmd->add_option("--target", options->target,
                   fmt::format("Run as firmware on an emulated board in QEMU: {}", fmt::join(boards, ", ")));
   cmd->add_flag("--profile", options->profile,
-               "With --target: also print the instructions of every step (kernel call), from a second run");
+                "With --target: also print the instructions of every step (kernel call), from a second run");
   cmd->add_option("--timeout", options->timeout_seconds, "Seconds QEMU may run with --target (default 600)")
       ->check(CLI::PositiveNumber);
   cmd->callback([options] { run_model(*options); });

@@ -29,9 +29,9 @@ const Table& table() {
     const nlohmann::json j = nlohmann::json::parse(kernel_costs_text());
     for (const auto& [core, entry] : j.at("cores").items())
       for (const auto& [kernel, c] : entry.at("kernels").items())
-        t[core][kernel] = {c.at("call").get<double>(), c.at("mac").get<double>(), c.at("input_byte").get<double>(),
-                           c.at("output_byte").get<double>(), c.at("pixel").get<double>(),
-                           c.at("window_read").get<double>()};
+        t[core][kernel] = {c.at("call").get<double>(),       c.at("mac").get<double>(),
+                           c.at("input_byte").get<double>(), c.at("output_byte").get<double>(),
+                           c.at("pixel").get<double>(),      c.at("window_read").get<double>()};
     return t;
   }();
   return parsed;
@@ -44,9 +44,7 @@ bool written_in_place(const ir::Graph& graph, const ir::Node& node, ir::TensorId
 
 }  // namespace
 
-std::string kernel_of(const ir::Graph& graph, const ir::Node& node) {
-  return ops::of(node.op).cost_key(graph, node);
-}
+std::string kernel_of(const ir::Graph& graph, const ir::Node& node) { return ops::of(node.op).cost_key(graph, node); }
 
 Work work_of(const ir::Graph& graph, const ir::Node& node) {
   Work w;
@@ -56,14 +54,17 @@ Work work_of(const ir::Graph& graph, const ir::Node& node) {
       w.input_bytes += graph.tensors[t].bytes();
   // A copy writes the bytes it copies; every other call its whole outputs.
   const ops::CostWork rule = ops::of(node.op).cost_work;
-  if (rule == ops::CostWork::copies_inputs) w.output_bytes = w.input_bytes;
+  if (rule == ops::CostWork::copies_inputs)
+    w.output_bytes = w.input_bytes;
   else
     for (const ir::TensorId t : node.outputs)
       if (t != ir::kNoTensor) w.output_bytes += graph.tensors[t].bytes();
   const std::vector<std::int64_t>& shape = graph.tensors[node.outputs[0]].shape;
-  w.output_pixels = shape.size() < 2 ? 1 : graph.tensors[node.outputs[0]].elements() / std::max<std::int64_t>(1, shape.back());
+  w.output_pixels =
+      shape.size() < 2 ? 1 : graph.tensors[node.outputs[0]].elements() / std::max<std::int64_t>(1, shape.back());
   if (rule == ops::CostWork::pooling_window && node.attrs.kernel_shape.size() == 2)
-    w.window_reads = graph.tensors[node.outputs[0]].elements() * node.attrs.kernel_shape[0] * node.attrs.kernel_shape[1];
+    w.window_reads =
+        graph.tensors[node.outputs[0]].elements() * node.attrs.kernel_shape[0] * node.attrs.kernel_shape[1];
   return w;
 }
 

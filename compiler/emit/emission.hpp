@@ -34,15 +34,19 @@ using ir::OpKind;
 using ir::Tensor;
 using ir::TensorId;
 
-
 // C++ spelling of the element type of a tensor.
 inline const char* ctype(DType t) {
   switch (t) {
-    case DType::Int8: return "std::int8_t";
-    case DType::UInt8: return "std::uint8_t";
-    case DType::Int32: return "std::int32_t";
-    case DType::Float32: return "float";
-    case DType::Bool: return "bool";
+    case DType::Int8:
+      return "std::int8_t";
+    case DType::UInt8:
+      return "std::uint8_t";
+    case DType::Int32:
+      return "std::int32_t";
+    case DType::Float32:
+      return "float";
+    case DType::Bool:
+      return "bool";
   }
   return "?";
 }
@@ -162,23 +166,35 @@ struct EmissionState {
   const std::vector<TensorId> root_;
   std::string constants_;
   std::string body_;
-  std::string profiled_body_;        // body_ with the step hooks
-  std::vector<std::string> steps_;   // per kernel call: {node, op, macs} for kSteps
+  std::string profiled_body_;       // body_ with the step hooks
+  std::vector<std::string> steps_;  // per kernel call: {node, op, macs} for kSteps
   std::uint64_t weights_bytes_ = 0;
   std::uint64_t schedule_bytes_ = 0;
   std::set<std::string> kernels_used_;
   std::uint64_t calls_ = 0;
-  bool backward_ = false;  // the node being emitted runs backwards (its output above its input)
+  bool backward_ = false;                      // the node being emitted runs backwards (its output above its input)
   std::map<std::string, std::string> arrays_;  // type and elements of each constant array -> its name
 };
 
 class Emission {
  public:
   explicit Emission(EmissionState& s)
-      : g_(s.g_), lt_(s.lt_), plan_(s.plan_), arenas_(s.arenas_), options_(s.options_), root_(s.root_),
-        constants_(s.constants_), body_(s.body_), profiled_body_(s.profiled_body_), steps_(s.steps_),
-        weights_bytes_(s.weights_bytes_), schedule_bytes_(s.schedule_bytes_), kernels_used_(s.kernels_used_),
-        calls_(s.calls_), backward_(s.backward_), state_(s) {}
+      : g_(s.g_),
+        lt_(s.lt_),
+        plan_(s.plan_),
+        arenas_(s.arenas_),
+        options_(s.options_),
+        root_(s.root_),
+        constants_(s.constants_),
+        body_(s.body_),
+        profiled_body_(s.profiled_body_),
+        steps_(s.steps_),
+        weights_bytes_(s.weights_bytes_),
+        schedule_bytes_(s.schedule_bytes_),
+        kernels_used_(s.kernels_used_),
+        calls_(s.calls_),
+        backward_(s.backward_),
+        state_(s) {}
 
   // ", true" in a kernel's template arguments when the node runs backwards: the plan put its
   // output above the input it overlaps (the up distance of kernels.hpp).
@@ -243,22 +259,30 @@ class Emission {
     const auto [written, fresh] = state_.arrays_.try_emplace(std::string(type) + elements, name);
     if (!fresh) return written->second;
     weights_bytes_ += values.size() * sizeof(T);
-    constants_ += fmt::format("alignas(16) constexpr {} {}[]{} = {{{}\n}};\n", type, name, weights_attribute(), elements);
+    constants_ +=
+        fmt::format("alignas(16) constexpr {} {}[]{} = {{{}\n}};\n", type, name, weights_attribute(), elements);
     return name;
   }
 
   std::string weights_attribute() const {
-    return options_.weights_section.empty() ? "" : fmt::format(" __attribute__((section(\"{}\")))", options_.weights_section);
+    return options_.weights_section.empty()
+               ? ""
+               : fmt::format(" __attribute__((section(\"{}\")))", options_.weights_section);
   }
 
   // A constant tensor's integer elements (int8, uint8 or int32) as an array in flash.
   std::string tensor_array(const std::string& name, const Tensor& t) {
     switch (t.dtype) {
-      case DType::Int8: return array(name, "std::int8_t", elements_of<std::int8_t>(t));
-      case DType::UInt8: return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
-      case DType::Int32: return array(name, "std::int32_t", elements_of<std::int32_t>(t));
-      case DType::Float32: return array(name, "float", elements_of<float>(t));
-      case DType::Bool: return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
+      case DType::Int8:
+        return array(name, "std::int8_t", elements_of<std::int8_t>(t));
+      case DType::UInt8:
+        return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
+      case DType::Int32:
+        return array(name, "std::int32_t", elements_of<std::int32_t>(t));
+      case DType::Float32:
+        return array(name, "float", elements_of<float>(t));
+      case DType::Bool:
+        return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
     }
     throw Error(g_.source + ": tensor '" + t.name + "': unknown dtype");
   }
@@ -301,7 +325,8 @@ class Emission {
   std::string t_of(const Node& n) const { return ctype(in(n, 0).dtype); }
 
   void require_per_tensor(const Node& n, const Tensor& t) const {
-    if (t.quant.per_channel() || t.quant.scale.size() != 1) refuse(n, "tensor '" + t.name + "' must be quantized per tensor");
+    if (t.quant.per_channel() || t.quant.scale.size() != 1)
+      refuse(n, "tensor '" + t.name + "' must be quantized per tensor");
   }
 
   // Kernels over one activation type T: every input (constants too) of the output's type.
@@ -347,7 +372,8 @@ class Emission {
   std::string multiplier_array(const std::string& id, const Tensor& x, const Tensor& w, const Tensor& y) {
     if (!tflite()) return array(id + "_multipliers", "float", multipliers(x, w, y));
     std::vector<tightfit::QuantizedMultiplier> m;
-    for (float ws : w.quant.scale) m.push_back(tightfit::tflite_conv_multiplier(x.quant.scale[0], ws, y.quant.scale[0]));
+    for (float ws : w.quant.scale)
+      m.push_back(tightfit::tflite_conv_multiplier(x.quant.scale[0], ws, y.quant.scale[0]));
     return array(id + "_multipliers", "tightfit::QuantizedMultiplier", m);
   }
 
@@ -411,8 +437,8 @@ class Emission {
       e = static_cast<std::uint8_t>(std::clamp(v, n.attrs.act_min, n.attrs.act_max));
     }
     const std::string t = array(id + "_table", "std::uint8_t", std::vector<std::uint8_t>(table, table + 256));
-    call(n, fmt::format("tightfit::lookup<{}>({}, {}, {}, {})", t_of(n), t, pointer(n.inputs[0]),
-                        pointer(n.outputs[0]), x.elements()));
+    call(n, fmt::format("tightfit::lookup<{}>({}, {}, {}, {})", t_of(n), t, pointer(n.inputs[0]), pointer(n.outputs[0]),
+                        x.elements()));
   }
 
  protected:

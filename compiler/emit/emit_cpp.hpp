@@ -18,9 +18,9 @@ namespace tightfit::emit {
 
 // One mutable array of the generated code: a planned region.
 struct Arena {
-  std::string region;     // the region's name
-  std::uint64_t bytes;    // its planned peak
-  std::string section;    // linker section, or empty for plain .bss
+  std::string region;   // the region's name
+  std::uint64_t bytes;  // its planned peak
+  std::string section;  // linker section, or empty for plain .bss
 };
 
 struct EmitOptions {

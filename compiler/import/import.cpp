@@ -5,6 +5,8 @@
 
 namespace tightfit::import {
 
-ir::Graph import_model(const std::string& path) { return is_tflite_file(path) ? import_tflite(path) : import_onnx(path); }
+ir::Graph import_model(const std::string& path) {
+  return is_tflite_file(path) ? import_tflite(path) : import_onnx(path);
+}
 
 }  // namespace tightfit::import

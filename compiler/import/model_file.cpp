@@ -66,32 +66,43 @@ void inline_external_data(const std::string& path, onnx::TensorProto& t) {
   long long offset = 0, length = -1;
   for (const auto& entry : t.external_data()) {
     try {
-      if (entry.key() == "location") location = entry.value();
-      else if (entry.key() == "offset") offset = std::stoll(entry.value());
-      else if (entry.key() == "length") length = std::stoll(entry.value());
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset")
+        offset = std::stoll(entry.value());
+      else if (entry.key() == "length")
+        length = std::stoll(entry.value());
     } catch (const std::exception&) {
-      fail(path, fmt::format("tensor '{}': external data {} '{}' is not a number", t.name(), entry.key(), entry.value()));
+      fail(path,
+           fmt::format("tensor '{}': external data {} '{}' is not a number", t.name(), entry.key(), entry.value()));
     }
   }
   if (location.empty()) fail(path, fmt::format("tensor '{}': external data without a location", t.name()));
   const fs::path folder = fs::weakly_canonical(fs::absolute(path)).parent_path();
   const fs::path relative(location);
-  if (relative.is_absolute()) fail(path, fmt::format("tensor '{}': external data path '{}' is absolute; it must be inside the model's folder", t.name(), location));
+  if (relative.is_absolute())
+    fail(path, fmt::format("tensor '{}': external data path '{}' is absolute; it must be inside the model's folder",
+                           t.name(), location));
   const fs::path file = fs::weakly_canonical(folder / relative);
   const auto [folder_end, file_it] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
   if (folder_end != folder.end())
     fail(path, fmt::format("tensor '{}': external data path '{}' leaves the model's folder", t.name(), location));
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) fail(path, fmt::format("tensor '{}': external data file '{}' not found", t.name(), location));
+  if (!fs::is_regular_file(file, ec))
+    fail(path, fmt::format("tensor '{}': external data file '{}' not found", t.name(), location));
   const long long file_size = static_cast<long long>(fs::file_size(file, ec));
   if (length < 0) length = file_size - offset;
   if (offset < 0 || length < 0 || offset > file_size || length > file_size - offset)
-    fail(path, fmt::format("tensor '{}': external data offset {} and length {} lie outside '{}' ({} bytes)", t.name(), offset, length, location, file_size));
-  if (length > kMaxModelBytes) fail(path, fmt::format("tensor '{}': external data of {} bytes is above the limit of {} bytes", t.name(), length, kMaxModelBytes));
+    fail(path, fmt::format("tensor '{}': external data offset {} and length {} lie outside '{}' ({} bytes)", t.name(),
+                           offset, length, location, file_size));
+  if (length > kMaxModelBytes)
+    fail(path, fmt::format("tensor '{}': external data of {} bytes is above the limit of {} bytes", t.name(), length,
+                           kMaxModelBytes));
   std::ifstream in(file, std::ios::binary);
   std::string bytes(static_cast<std::size_t>(length), '\0');
   in.seekg(offset);
-  if (!in.read(bytes.data(), length)) fail(path, fmt::format("tensor '{}': cannot read external data '{}'", t.name(), location));
+  if (!in.read(bytes.data(), length))
+    fail(path, fmt::format("tensor '{}': cannot read external data '{}'", t.name(), location));
   t.set_raw_data(std::move(bytes));
   t.clear_external_data();
   t.set_data_location(onnx::TensorProto::DEFAULT);
@@ -151,7 +162,8 @@ void sort_nodes(const std::string& path, onnx::GraphProto& graph) {
   for (int i = 0; i < count; ++i)
     for (const auto& in : graph.node(i).input())
       if (!in.empty() && !available.count(in) && !producer.count(in))
-        fail(path, fmt::format("{}: input '{}' is not a graph input, an initializer or any node's output", node_label(graph.node(i), i), in));
+        fail(path, fmt::format("{}: input '{}' is not a graph input, an initializer or any node's output",
+                               node_label(graph.node(i), i), in));
   for (const auto& out : graph.output())
     if (!available.count(out.name()) && !producer.count(out.name()))
       fail(path, fmt::format("tensor '{}': graph output that no node produces", out.name()));
@@ -180,7 +192,9 @@ void sort_nodes(const std::string& path, onnx::GraphProto& graph) {
   }
   if (static_cast<int>(order.size()) != count) {
     for (int i = 0; i < count; ++i)
-      if (waiting[i] > 0) fail(path, fmt::format("{}: is part of a cycle (its inputs depend on its own output)", node_label(graph.node(i), i)));
+      if (waiting[i] > 0)
+        fail(path,
+             fmt::format("{}: is part of a cycle (its inputs depend on its own output)", node_label(graph.node(i), i)));
   }
   google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;
   for (int i : order) *sorted.Add() = graph.node(i);
@@ -255,8 +269,9 @@ void infer_shapes(const std::string& path, onnx::ModelProto& model) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty())
-    fail(path, "ONNX shape inference crashed on this model (malformed: check the ranks, attributes and weights "
-               "of its Conv and pooling nodes)");
+    fail(path,
+         "ONNX shape inference crashed on this model (malformed: check the ranks, attributes and weights "
+         "of its Conv and pooling nodes)");
   if (reply[0] == '-') fail(path, "ONNX shape inference: " + reply.substr(1));
   if (!model.ParseFromString(reply.substr(1))) fail(path, "ONNX shape inference: the inferred model does not parse");
 }
@@ -272,8 +287,7 @@ onnx::ModelProto load_model(const std::string& path) {
   // a truncated file or a length that runs past its message.
   if (!model.ParseFromString(bytes))
     fail(path, "not an ONNX model (the file does not parse as an ONNX protobuf; truncated, or nested too deep?)");
-  if (!model.has_graph() || model.ir_version() <= 0)
-    fail(path, "not an ONNX model (no graph or no IR version)");
+  if (!model.has_graph() || model.ir_version() <= 0) fail(path, "not an ONNX model (no graph or no IR version)");
   if (model.graph().node_size() == 0) fail(path, "the model's graph has no nodes");
 
   check_opsets(path, model);

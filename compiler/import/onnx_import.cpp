@@ -41,7 +41,9 @@ bool names_a_value(const NodeProto& n) {
   return onnx_domain && (n.op_type() == "Constant" || n.op_type() == "Identity");
 }
 
-bool is_supported(const NodeProto& n) { return names_a_value(n) || ops::import_rule(n.domain(), n.op_type()) != nullptr; }
+bool is_supported(const NodeProto& n) {
+  return names_a_value(n) || ops::import_rule(n.domain(), n.op_type()) != nullptr;
+}
 
 // Walks the ONNX nodes in order and translates each (see translator.hpp for the toolkit).
 class Importer : public Translator {
@@ -126,15 +128,15 @@ class Importer : public Translator {
   // A model with no quantization operator at all gets the clearest possible refusal.
   void require_quantized_model() const {
     static const std::set<std::string> quantized_ops = {
-        "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger",
-        "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearConcat",
-        "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
-        "DynamicQuantizeLinear"};
+        "QuantizeLinear", "DequantizeLinear", "QLinearConv",      "QLinearMatMul",      "ConvInteger",
+        "MatMulInteger",  "QLinearAdd",       "QLinearMul",       "QLinearAveragePool", "QLinearGlobalAveragePool",
+        "QLinearConcat",  "QLinearSigmoid",   "QLinearLeakyRelu", "QLinearSoftmax",     "DynamicQuantizeLinear"};
     for (const auto& n : graph_.node())
       if (quantized_ops.count(n.op_type())) return;
-    throw Error(fmt::format(
-        "{}: not quantized: the model has no QuantizeLinear, DequantizeLinear or QLinear operator "
-        "(quantize it first, e.g. with onnxruntime.quantization){}", path_, missing_besides_quantization()));
+    throw Error(
+        fmt::format("{}: not quantized: the model has no QuantizeLinear, DequantizeLinear or QLinear operator "
+                    "(quantize it first, e.g. with onnxruntime.quantization){}",
+                    path_, missing_besides_quantization()));
   }
 
   // What a float model would still lack once quantized: its operators without an import rule,
@@ -182,8 +184,9 @@ class Importer : public Translator {
       t.quant = out_.tensors[sources[0]].quant;
       for (const ir::TensorId source : sources)
         if (!same_quant(out_.tensors[source].quant, t.quant))
-          throw Error(fmt::format("tensor '{}' copies integer tensors that later operators quantize differently ('{}' and '{}')",
-                                  t.name, out_.tensors[sources[0]].name, out_.tensors[source].name));
+          throw Error(fmt::format(
+              "tensor '{}' copies integer tensors that later operators quantize differently ('{}' and '{}')", t.name,
+              out_.tensors[sources[0]].name, out_.tensors[source].name));
     }
   }
 
@@ -195,7 +198,8 @@ class Importer : public Translator {
     const std::string& op = n.op_type();
     const bool contrib = n.domain() == "com.microsoft";
     if (!contrib && !n.domain().empty() && n.domain() != "ai.onnx")
-      throw Error(fmt::format("unsupported operator: domain '{}' is not supported (see docs/operators.md)", n.domain()));
+      throw Error(
+          fmt::format("unsupported operator: domain '{}' is not supported (see docs/operators.md)", n.domain()));
     if (names_a_value(n)) return op == "Constant" ? add_constant_node(n) : set_value(n.output(0), value(n.input(0)));
     if (const ops::ImportRule* rule = ops::import_rule(n.domain(), op)) return rule->translate(state_, n);
     throw Error(fmt::format("unsupported {}operator (the supported ones are listed in docs/operators.md){}",
@@ -207,7 +211,8 @@ class Importer : public Translator {
     int count = 0;
     for (const auto& other : graph_.node()) count += &other != &n && !is_supported(other);
     if (count == 0) return "";
-    return fmt::format("; {} more unsupported node{} (tightfit inspect --json lists them all)", count, count == 1 ? "" : "s");
+    return fmt::format("; {} more unsupported node{} (tightfit inspect --json lists them all)", count,
+                       count == 1 ? "" : "s");
   }
 
   void add_graph_input(const onnx::ValueInfoProto& v) {
@@ -215,7 +220,9 @@ class Importer : public Translator {
     if (!v.type().has_tensor_type()) throw Error(where + ": graph input is not a tensor");
     const auto& tt = v.type().tensor_type();
     const auto dtype = to_dtype(tt.elem_type());
-    if (!dtype) throw Error(fmt::format("{}: dtype {} is not supported (int8, uint8, int32, float32)", where, onnx_type_name(tt.elem_type())));
+    if (!dtype)
+      throw Error(fmt::format("{}: dtype {} is not supported (int8, uint8, int32, float32)", where,
+                              onnx_type_name(tt.elem_type())));
     if (!tt.has_shape()) throw Error(where + ": graph input has no shape");
     Shape shape;
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
@@ -241,7 +248,8 @@ class Importer : public Translator {
     t.shape = shape;
     const ir::TensorId id = add_tensor(std::move(t), *dtype != ir::DType::Float32);
     out_.inputs.push_back(id);
-    set_value(v.name(), Value{*dtype == ir::DType::Float32 ? Value::Kind::FloatInput : Value::Kind::Integer, id, nullptr});
+    set_value(v.name(),
+              Value{*dtype == ir::DType::Float32 ? Value::Kind::FloatInput : Value::Kind::Integer, id, nullptr});
   }
 
   void add_graph_output(const std::string& name) {

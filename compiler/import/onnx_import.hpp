@@ -19,8 +19,8 @@ ir::Graph import_onnx(const std::string& path);
 
 // A node whose operator no rule imports (docs/operators.md lists those that have one).
 struct UnsupportedNode {
-  std::string node;     // its name, or "<op>_<index>" when it has none (as error lines name it)
-  std::string domain;   // "" for ONNX's own operators
+  std::string node;    // its name, or "<op>_<index>" when it has none (as error lines name it)
+  std::string domain;  // "" for ONNX's own operators
   std::string op_type;
 };
 

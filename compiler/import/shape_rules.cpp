@@ -18,7 +18,9 @@ std::int64_t normalize_axis(std::int64_t axis, std::size_t rank) {
 }
 
 Shape window_output(const Shape& input, Window& w, const std::string& auto_pad) {
-  if (input.size() != 4) throw Error(fmt::format("input shape {} is not 4-D (N, C, H, W); only 2-D windows are supported", shape_text(input)));
+  if (input.size() != 4)
+    throw Error(
+        fmt::format("input shape {} is not 4-D (N, C, H, W); only 2-D windows are supported", shape_text(input)));
   if (w.kernel.size() != 2) throw Error(fmt::format("kernel shape {} is not 2-D", shape_text(w.kernel)));
   if (w.strides.empty()) w.strides = {1, 1};
   if (w.dilations.empty()) w.dilations = {1, 1};
@@ -29,7 +31,8 @@ Shape window_output(const Shape& input, Window& w, const std::string& auto_pad) 
     if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1)
       throw Error("kernel sizes, strides and dilations must be at least 1");
     if (w.pads[i] < 0 || w.pads[i + 2] < 0) throw Error("negative pads are not supported");
-    if (w.kernel[i] > 65536 || w.strides[i] > 65536 || w.dilations[i] > 65536 || w.pads[i] > 65536 || w.pads[i + 2] > 65536)
+    if (w.kernel[i] > 65536 || w.strides[i] > 65536 || w.dilations[i] > 65536 || w.pads[i] > 65536 ||
+        w.pads[i + 2] > 65536)
       throw Error("kernel, stride, dilation or pad above 65536");
   }
   Shape out(2);
@@ -43,18 +46,24 @@ Shape window_output(const Shape& input, Window& w, const std::string& auto_pad) 
       // where others (and a padding clamped at 0) read from row 0: ambiguous, so refused.
       const std::int64_t needed = (out[i] - 1) * w.strides[i] + extent - in;
       if (needed < -1)
-        throw Error(fmt::format("auto_pad {} with stride {} over a window of {} leaves {} input {} unread, which "
-                                "runtimes place differently: give explicit pads", auto_pad, w.strides[i], extent, -needed, i == 0 ? "rows" : "columns"));
+        throw Error(
+            fmt::format("auto_pad {} with stride {} over a window of {} leaves {} input {} unread, which "
+                        "runtimes place differently: give explicit pads",
+                        auto_pad, w.strides[i], extent, -needed, i == 0 ? "rows" : "columns"));
       const std::int64_t total = std::max<std::int64_t>(0, needed);
       const std::int64_t small = total / 2, large = total - small;
       w.pads[i] = auto_pad == "SAME_UPPER" ? small : large;
       w.pads[i + 2] = auto_pad == "SAME_UPPER" ? large : small;
       continue;
     }
-    if (auto_pad == "VALID") w.pads[i] = w.pads[i + 2] = 0;
-    else if (!auto_pad.empty() && auto_pad != "NOTSET") throw Error(fmt::format("auto_pad '{}' is not supported", auto_pad));
+    if (auto_pad == "VALID")
+      w.pads[i] = w.pads[i + 2] = 0;
+    else if (!auto_pad.empty() && auto_pad != "NOTSET")
+      throw Error(fmt::format("auto_pad '{}' is not supported", auto_pad));
     const std::int64_t span = in + w.pads[i] + w.pads[i + 2] - extent;
-    if (span < 0) throw Error(fmt::format("the window ({} with dilation) is larger than the padded input ({})", extent, in + w.pads[i] + w.pads[i + 2]));
+    if (span < 0)
+      throw Error(fmt::format("the window ({} with dilation) is larger than the padded input ({})", extent,
+                              in + w.pads[i] + w.pads[i + 2]));
     out[i] = (w.ceil_mode ? (span + w.strides[i] - 1) / w.strides[i] : span / w.strides[i]) + 1;
     // With ceil_mode the last window must still start inside the input or left pad (ONNX rule).
     if (w.ceil_mode && (out[i] - 1) * w.strides[i] >= in + w.pads[i]) --out[i];
@@ -99,7 +108,8 @@ Shape reshape(const Shape& input, const std::vector<std::int64_t>& target, bool 
     out[i] = d;
   }
   if (inferred >= 0) {
-    if (known == 0 || total % known != 0) throw Error(fmt::format("cannot reshape {} to {}", shape_text(input), shape_text(target)));
+    if (known == 0 || total % known != 0)
+      throw Error(fmt::format("cannot reshape {} to {}", shape_text(input), shape_text(target)));
     out[inferred] = total / known;
   } else if (known != total) {
     throw Error(fmt::format("cannot reshape {} ({} elements) to {}", shape_text(input), total, shape_text(target)));
@@ -109,7 +119,8 @@ Shape reshape(const Shape& input, const std::vector<std::int64_t>& target, bool 
 
 Shape flatten(const Shape& input, std::int64_t axis) {
   if (axis < 0) axis += static_cast<std::int64_t>(input.size());
-  if (axis < 0 || axis > static_cast<std::int64_t>(input.size())) throw Error(fmt::format("Flatten axis {} out of range", axis));
+  if (axis < 0 || axis > static_cast<std::int64_t>(input.size()))
+    throw Error(fmt::format("Flatten axis {} out of range", axis));
   std::int64_t outer = 1, inner = 1;
   for (std::size_t i = 0; i < input.size(); ++i) (static_cast<std::int64_t>(i) < axis ? outer : inner) *= input[i];
   return {outer, inner};
@@ -140,7 +151,8 @@ Shape unsqueeze(const Shape& input, std::vector<std::int64_t> axes) {
 }
 
 Shape transpose(const Shape& input, const std::vector<std::int64_t>& perm) {
-  if (perm.size() != input.size()) throw Error(fmt::format("perm has {} values for rank {}", perm.size(), input.size()));
+  if (perm.size() != input.size())
+    throw Error(fmt::format("perm has {} values for rank {}", perm.size(), input.size()));
   std::vector<bool> seen(perm.size(), false);
   Shape out;
   for (auto p : perm) {
@@ -156,10 +168,12 @@ Shape concat(const std::vector<Shape>& inputs, std::int64_t axis) {
   const std::int64_t a = normalize_axis(axis, out.size());
   for (std::size_t k = 1; k < inputs.size(); ++k) {
     const Shape& s = inputs[k];
-    if (s.size() != out.size()) throw Error(fmt::format("inputs of ranks {} and {} cannot be concatenated", out.size(), s.size()));
+    if (s.size() != out.size())
+      throw Error(fmt::format("inputs of ranks {} and {} cannot be concatenated", out.size(), s.size()));
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (static_cast<std::int64_t>(i) == a) continue;
-      if (s[i] != out[i]) throw Error(fmt::format("shapes {} and {} differ off the concat axis", shape_text(inputs[0]), shape_text(s)));
+      if (s[i] != out[i])
+        throw Error(fmt::format("shapes {} and {} differ off the concat axis", shape_text(inputs[0]), shape_text(s)));
     }
     out[a] += s[a];
   }
@@ -167,7 +181,8 @@ Shape concat(const std::vector<Shape>& inputs, std::int64_t axis) {
 }
 
 Shape pad(const Shape& input, const std::vector<std::int64_t>& pads) {
-  if (pads.size() != 2 * input.size()) throw Error(fmt::format("pads has {} values for rank {}", pads.size(), input.size()));
+  if (pads.size() != 2 * input.size())
+    throw Error(fmt::format("pads has {} values for rank {}", pads.size(), input.size()));
   Shape out(input);
   for (std::size_t i = 0; i < input.size(); ++i) {
     if (pads[i] < 0 || pads[i + input.size()] < 0) throw Error("negative pads (cropping) are not supported");

@@ -12,21 +12,31 @@ using onnx::TensorProto;
 
 std::optional<ir::DType> to_dtype(int t) {
   switch (t) {
-    case TensorProto::INT8: return ir::DType::Int8;
-    case TensorProto::UINT8: return ir::DType::UInt8;
-    case TensorProto::INT32: return ir::DType::Int32;
-    case TensorProto::FLOAT: return ir::DType::Float32;
-    default: return std::nullopt;
+    case TensorProto::INT8:
+      return ir::DType::Int8;
+    case TensorProto::UINT8:
+      return ir::DType::UInt8;
+    case TensorProto::INT32:
+      return ir::DType::Int32;
+    case TensorProto::FLOAT:
+      return ir::DType::Float32;
+    default:
+      return std::nullopt;
   }
 }
 
 int onnx_elem_type(ir::DType dtype) {
   switch (dtype) {
-    case ir::DType::Int8: return TensorProto::INT8;
-    case ir::DType::UInt8: return TensorProto::UINT8;
-    case ir::DType::Int32: return TensorProto::INT32;
-    case ir::DType::Float32: return TensorProto::FLOAT;
-    case ir::DType::Bool: return TensorProto::BOOL;
+    case ir::DType::Int8:
+      return TensorProto::INT8;
+    case ir::DType::UInt8:
+      return TensorProto::UINT8;
+    case ir::DType::Int32:
+      return TensorProto::INT32;
+    case ir::DType::Float32:
+      return TensorProto::FLOAT;
+    case ir::DType::Bool:
+      return TensorProto::BOOL;
   }
   return TensorProto::UNDEFINED;
 }
@@ -60,11 +70,15 @@ namespace {
 std::size_t raw_size(int type) {
   switch (type) {
     case TensorProto::INT8:
-    case TensorProto::UINT8: return 1;
+    case TensorProto::UINT8:
+      return 1;
     case TensorProto::INT32:
-    case TensorProto::FLOAT: return 4;
-    case TensorProto::INT64: return 8;
-    default: return 0;
+    case TensorProto::FLOAT:
+      return 4;
+    case TensorProto::INT64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -86,16 +100,32 @@ std::vector<std::int64_t> tensor_ints(const TensorProto& t) {
   std::vector<std::int64_t> values;
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
-    if (raw.size() % size != 0) throw Error(fmt::format("tensor '{}': raw data of {} bytes is not a whole number of {}", t.name(), raw.size(), onnx_type_name(type)));
+    if (raw.size() % size != 0)
+      throw Error(fmt::format("tensor '{}': raw data of {} bytes is not a whole number of {}", t.name(), raw.size(),
+                              onnx_type_name(type)));
     const std::size_t n = checked_count(t, raw.size() / size);
     values.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       const char* p = raw.data() + i * size;
       switch (type) {
-        case TensorProto::INT8: values[i] = static_cast<std::int8_t>(*p); break;
-        case TensorProto::UINT8: values[i] = static_cast<std::uint8_t>(*p); break;
-        case TensorProto::INT32: { std::int32_t v; std::memcpy(&v, p, 4); values[i] = v; break; }
-        default: { std::int64_t v; std::memcpy(&v, p, 8); values[i] = v; break; }
+        case TensorProto::INT8:
+          values[i] = static_cast<std::int8_t>(*p);
+          break;
+        case TensorProto::UINT8:
+          values[i] = static_cast<std::uint8_t>(*p);
+          break;
+        case TensorProto::INT32: {
+          std::int32_t v;
+          std::memcpy(&v, p, 4);
+          values[i] = v;
+          break;
+        }
+        default: {
+          std::int64_t v;
+          std::memcpy(&v, p, 8);
+          values[i] = v;
+          break;
+        }
       }
     }
     return values;
@@ -110,7 +140,8 @@ std::vector<std::int64_t> tensor_ints(const TensorProto& t) {
   const std::int64_t lo = type == TensorProto::INT8 ? -128 : type == TensorProto::UINT8 ? 0 : INT32_MIN;
   const std::int64_t hi = type == TensorProto::INT8 ? 127 : type == TensorProto::UINT8 ? 255 : INT32_MAX;
   for (std::int32_t v : t.int32_data()) {
-    if (v < lo || v > hi) throw Error(fmt::format("tensor '{}': value {} is outside {}", t.name(), v, onnx_type_name(type)));
+    if (v < lo || v > hi)
+      throw Error(fmt::format("tensor '{}': value {} is outside {}", t.name(), v, onnx_type_name(type)));
     values.push_back(v);
   }
   return values;
@@ -121,7 +152,9 @@ std::vector<float> tensor_floats(const TensorProto& t) {
     throw Error(fmt::format("tensor '{}': expected float32 data, found {}", t.name(), onnx_type_name(t.data_type())));
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
-    if (raw.size() % 4 != 0) throw Error(fmt::format("tensor '{}': raw data of {} bytes is not a whole number of floats", t.name(), raw.size()));
+    if (raw.size() % 4 != 0)
+      throw Error(
+          fmt::format("tensor '{}': raw data of {} bytes is not a whole number of floats", t.name(), raw.size()));
     std::vector<float> values(checked_count(t, raw.size() / 4));
     std::memcpy(values.data(), raw.data(), values.size() * 4);
     return values;

@@ -31,7 +31,7 @@ std::int64_t checked_elements(const std::vector<std::int64_t>& dims, const std::
 // The elements of a constant tensor. Throws tightfit::Error without the file prefix, so the
 // caller can prefix it: use through Importer::constant_* helpers.
 std::vector<std::int64_t> tensor_ints(const onnx::TensorProto& t);  // int8/uint8/int32/int64
-std::vector<float> tensor_floats(const onnx::TensorProto& t);        // float32 only
+std::vector<float> tensor_floats(const onnx::TensorProto& t);       // float32 only
 std::vector<std::int64_t> tensor_dims(const onnx::TensorProto& t);
 
 }  // namespace tightfit::import

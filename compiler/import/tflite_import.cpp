@@ -63,8 +63,8 @@ bool orders_agree(const Shape& tflite_nhwc) {
 
 // Elements of `size` bytes in row-major order of `shape`, permuted: output axis i is input axis
 // perm[i].
-std::vector<std::uint8_t> transpose_elements(const std::uint8_t* data, const Shape& shape, const std::vector<std::int64_t>& perm,
-                                             std::size_t size) {
+std::vector<std::uint8_t> transpose_elements(const std::uint8_t* data, const Shape& shape,
+                                             const std::vector<std::int64_t>& perm, std::size_t size) {
   const std::size_t rank = shape.size();
   std::int64_t count = 1;
   for (auto d : shape) count *= d;
@@ -131,9 +131,10 @@ class Importer {
     const auto* subgraphs = model_.subgraphs();
     if (!subgraphs || subgraphs->size() == 0) throw Error(path_ + ": the model has no subgraph");
     if (subgraphs->size() > 1)
-      throw Error(fmt::format("{}: the model has {} subgraphs; tightfit reads models of one (control flow, such as "
-                              "IF, WHILE and CALL_ONCE, is not supported)",
-                              path_, subgraphs->size()));
+      throw Error(
+          fmt::format("{}: the model has {} subgraphs; tightfit reads models of one (control flow, such as "
+                      "IF, WHILE and CALL_ONCE, is not supported)",
+                      path_, subgraphs->size()));
     graph_ = subgraphs->Get(0);
     if (!graph_->tensors() || !graph_->inputs() || !graph_->outputs() || !graph_->operators())
       throw Error(path_ + ": subgraph 0 lacks its tensors, inputs, outputs or operators");
@@ -179,12 +180,14 @@ class Importer {
 
   const tfl::Tensor& tensor(std::int32_t index) const {
     if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= graph_->tensors()->size())
-      throw Error(fmt::format("tensor index {} is out of range (the subgraph has {} tensors)", index, graph_->tensors()->size()));
+      throw Error(fmt::format("tensor index {} is out of range (the subgraph has {} tensors)", index,
+                              graph_->tensors()->size()));
     return *graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
   }
 
   std::string name_of(std::int32_t index) const {
-    if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= graph_->tensors()->size()) return fmt::format("#{}", index);
+    if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= graph_->tensors()->size())
+      return fmt::format("#{}", index);
     const auto* name = graph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->name();
     return name && name->size() > 0 ? name->str() : fmt::format("#{}", index);
   }
@@ -195,7 +198,8 @@ class Importer {
     if (t.shape())
       for (const std::int32_t d : *t.shape()) shape.push_back(d);
     checked_elements(shape, name_of(index));
-    if (t.is_variable()) throw Error(fmt::format("tensor '{}' is a variable; tightfit reads stateless models", name_of(index)));
+    if (t.is_variable())
+      throw Error(fmt::format("tensor '{}' is a variable; tightfit reads stateless models", name_of(index)));
     if (t.sparsity()) throw Error(fmt::format("tensor '{}' is sparse; tightfit reads dense tensors", name_of(index)));
     return shape;
   }
@@ -205,11 +209,12 @@ class Importer {
     const tfl::Tensor& t = tensor(index);
     const auto* buffers = model_.buffers();
     if (!buffers || t.buffer() >= buffers->size())
-      throw Error(fmt::format("tensor '{}' names buffer {}, which the model does not have", name_of(index), t.buffer()));
+      throw Error(
+          fmt::format("tensor '{}' names buffer {}, which the model does not have", name_of(index), t.buffer()));
     const tfl::Buffer& b = *buffers->Get(t.buffer());
     if (b.offset() != 0 || b.size() != 0)
-      throw Error(fmt::format("tensor '{}' keeps its data outside the flatbuffer (buffer offset), which is not supported",
-                              name_of(index)));
+      throw Error(fmt::format(
+          "tensor '{}' keeps its data outside the flatbuffer (buffer offset), which is not supported", name_of(index)));
     return b.data() && b.data()->size() > 0 ? b.data() : nullptr;
   }
 
@@ -220,18 +225,22 @@ class Importer {
     const tfl::Tensor& t = tensor(index);
     const std::string name = name_of(index);
     switch (t.type()) {
-      case tfl::TensorType::INT8: break;
+      case tfl::TensorType::INT8:
+        break;
       case tfl::TensorType::INT16:
-        throw Error(fmt::format("tensor '{}' is int16; tightfit reads int8 activations (int16 activations are not supported)", name));
+        throw Error(fmt::format(
+            "tensor '{}' is int16; tightfit reads int8 activations (int16 activations are not supported)", name));
       case tfl::TensorType::FLOAT32:
       case tfl::TensorType::FLOAT16:
-        throw Error(fmt::format("tensor '{}' is {}: the operator runs in float; tightfit reads int8 quantized models", name,
-                                lower(type_name(t.type()))));
+        throw Error(fmt::format("tensor '{}' is {}: the operator runs in float; tightfit reads int8 quantized models",
+                                name, lower(type_name(t.type()))));
       default:
-        throw Error(fmt::format("tensor '{}' is {}; tightfit reads int8 activations", name, lower(type_name(t.type()))));
+        throw Error(
+            fmt::format("tensor '{}' is {}; tightfit reads int8 activations", name, lower(type_name(t.type()))));
     }
     const ir::Quant q = quant_of(index);
-    if (q.per_channel()) throw Error(fmt::format("activation '{}' is quantized per channel; activations must be per tensor", name));
+    if (q.per_channel())
+      throw Error(fmt::format("activation '{}' is quantized per channel; activations must be per tensor", name));
     return q;
   }
 
@@ -251,19 +260,21 @@ class Importer {
       if (!std::isfinite(scale) || scale <= 0)
         throw Error(fmt::format("tensor '{}' has scale {}; scales must be positive and finite", name, scale));
       if (zero_point < range.min || zero_point > range.max)
-        throw Error(fmt::format("tensor '{}' has zero point {}, outside [{}, {}]", name, zero_point, range.min, range.max));
+        throw Error(
+            fmt::format("tensor '{}' has zero point {}, outside [{}, {}]", name, zero_point, range.min, range.max));
       quant.scale.push_back(scale);
       quant.zero_point.push_back(static_cast<std::int32_t>(zero_point));
     }
     if (q->zero_point() && q->zero_point()->size() != q->scale()->size())
-      throw Error(fmt::format("tensor '{}' has {} scales and {} zero points", name, q->scale()->size(), q->zero_point()->size()));
+      throw Error(fmt::format("tensor '{}' has {} scales and {} zero points", name, q->scale()->size(),
+                              q->zero_point()->size()));
     if (quant.scale.size() > 1) {
       const Shape shape = shape_of(index);
       const std::int32_t axis = q->quantized_dimension();
       if (axis < 0 || static_cast<std::size_t>(axis) >= shape.size() ||
           shape[static_cast<std::size_t>(axis)] != static_cast<std::int64_t>(quant.scale.size()))
-        throw Error(fmt::format("tensor '{}' has {} scales along dimension {} of shape {}", name, quant.scale.size(), axis,
-                                shape_text(shape)));
+        throw Error(fmt::format("tensor '{}' has {} scales along dimension {} of shape {}", name, quant.scale.size(),
+                                axis, shape_text(shape)));
       quant.axis = axis;
     }
     return quant;
@@ -276,8 +287,9 @@ class Importer {
     if (ir_of_[static_cast<std::size_t>(index)] != ir::kNoTensor) {
       const ir::TensorId id = ir_of_[static_cast<std::size_t>(index)];
       if (out_.tensors[id].dtype == ir::DType::Float32)
-        throw Error(fmt::format("tensor '{}' is float32: the operator runs in float; tightfit reads int8 quantized models",
-                                name_of(index)));
+        throw Error(
+            fmt::format("tensor '{}' is float32: the operator runs in float; tightfit reads int8 quantized models",
+                        name_of(index)));
       return id;
     }
     if (is_constant(index))
@@ -325,7 +337,8 @@ class Importer {
     const tfl::Tensor& t = tensor(index);
     if (!data) throw Error(fmt::format("input '{}' must be a constant", name_of(index)));
     const std::size_t size = t.type() == tfl::TensorType::INT32 ? 4 : t.type() == tfl::TensorType::INT64 ? 8 : 0;
-    if (size == 0) throw Error(fmt::format("constant '{}' is {}, not int32 or int64", name_of(index), lower(type_name(t.type()))));
+    if (size == 0)
+      throw Error(fmt::format("constant '{}' is {}, not int32 or int64", name_of(index), lower(type_name(t.type()))));
     const std::int64_t count = checked_elements(shape_of(index), name_of(index));
     if (data->size() != static_cast<std::size_t>(count) * size)
       throw Error(fmt::format("constant '{}' holds {} bytes for {} elements", name_of(index), data->size(), count));
@@ -352,7 +365,8 @@ class Importer {
     const auto* data = data_of(index);
     if (!data) throw Error(fmt::format("{} '{}' is not a constant", role, name_of(index)));
     if (t.type() != type)
-      throw Error(fmt::format("{} '{}' is {}, not {}", role, name_of(index), lower(type_name(t.type())), lower(type_name(type))));
+      throw Error(fmt::format("{} '{}' is {}, not {}", role, name_of(index), lower(type_name(t.type())),
+                              lower(type_name(type))));
     const Shape shape = shape_of(index);
     const std::size_t size = type == tfl::TensorType::INT32 ? 4 : 1;
     const std::int64_t count = checked_elements(shape, name_of(index));
@@ -397,7 +411,8 @@ class Importer {
   ir::Node& emit(ir::OpKind op, std::vector<ir::TensorId> inputs, ir::TensorId out, const std::string& suffix = "") {
     ir::Node n;
     std::string name = out_.tensors[out].name + suffix;
-    for (int k = 2; !node_names_.insert(name).second; ++k) name = fmt::format("{}{} ({})", out_.tensors[out].name, suffix, k);
+    for (int k = 2; !node_names_.insert(name).second; ++k)
+      name = fmt::format("{}{} ({})", out_.tensors[out].name, suffix, k);
     n.name = name;
     n.onnx_op = op_label_;
     n.op = op;
@@ -417,17 +432,26 @@ class Importer {
       return static_cast<std::int32_t>(std::clamp<std::int64_t>(r, -128, 127));
     };
     switch (f) {
-      case Activation::NONE: return;
-      case Activation::RELU: n.attrs.act_min = q(0.0f); return;
-      case Activation::RELU6: n.attrs.act_min = q(0.0f), n.attrs.act_max = q(6.0f); return;
-      case Activation::RELU_N1_TO_1: n.attrs.act_min = q(-1.0f), n.attrs.act_max = q(1.0f); return;
-      default: throw Error(fmt::format("fused activation {} is not supported", tfl::EnumNameActivationFunctionType(f)));
+      case Activation::NONE:
+        return;
+      case Activation::RELU:
+        n.attrs.act_min = q(0.0f);
+        return;
+      case Activation::RELU6:
+        n.attrs.act_min = q(0.0f), n.attrs.act_max = q(6.0f);
+        return;
+      case Activation::RELU_N1_TO_1:
+        n.attrs.act_min = q(-1.0f), n.attrs.act_max = q(1.0f);
+        return;
+      default:
+        throw Error(fmt::format("fused activation {} is not supported", tfl::EnumNameActivationFunctionType(f)));
     }
   }
 
   // Activation `x` (IR) seen under TFLite shape `target` (a RESHAPE, a squeeze): TFLite reshapes in
   // NHWC order, so a 4-D side whose orders disagree goes through a Transpose to or from NHWC.
-  ir::TensorId view_as(ir::TensorId x, const Shape& x_tflite, const Shape& target, const std::string& name, ir::TensorId into) {
+  ir::TensorId view_as(ir::TensorId x, const Shape& x_tflite, const Shape& target, const std::string& name,
+                       ir::TensorId into) {
     const ir::Quant quant = out_.tensors[x].quant;
     if (!orders_agree(x_tflite)) {
       const ir::TensorId nhwc = add_activation(name + ":nhwc", x_tflite, quant);
@@ -451,7 +475,8 @@ class Importer {
 
   std::int32_t output_index(const tfl::Operator& op) const {
     if (!op.outputs() || op.outputs()->size() != 1)
-      throw Error(fmt::format("{} outputs; tightfit reads operators of one output", op.outputs() ? op.outputs()->size() : 0));
+      throw Error(
+          fmt::format("{} outputs; tightfit reads operators of one output", op.outputs() ? op.outputs()->size() : 0));
     return op.outputs()->Get(0);
   }
 
@@ -464,7 +489,8 @@ class Importer {
   std::int32_t builtin_code(const tfl::Operator& op) const {
     const auto* codes = model_.operator_codes();
     if (!codes || op.opcode_index() >= codes->size())
-      throw Error(fmt::format("{}: an operator names opcode {}, which the model does not have", path_, op.opcode_index()));
+      throw Error(
+          fmt::format("{}: an operator names opcode {}, which the model does not have", path_, op.opcode_index()));
     const tfl::OperatorCode& code = *codes->Get(op.opcode_index());
     // Schema 3a: a code above 127 is in builtin_code and deprecated_builtin_code holds 127; older
     // files set deprecated_builtin_code alone.
@@ -513,32 +539,56 @@ class Importer {
 
   void translate(const tfl::Operator& op, const std::string& name) {
     op_label_ = name;
-    if (op.custom_options() && op.custom_options()->size() > 0 && builtin_code(op) != static_cast<std::int32_t>(tfl::BuiltinOperator::CUSTOM))
+    if (op.custom_options() && op.custom_options()->size() > 0 &&
+        builtin_code(op) != static_cast<std::int32_t>(tfl::BuiltinOperator::CUSTOM))
       throw Error("custom options on a builtin operator are not supported");
     switch (static_cast<tfl::BuiltinOperator>(builtin_code(op))) {
-      case tfl::BuiltinOperator::CONV_2D: return conv(op);
-      case tfl::BuiltinOperator::DEPTHWISE_CONV_2D: return depthwise_conv(op);
-      case tfl::BuiltinOperator::FULLY_CONNECTED: return fully_connected(op);
-      case tfl::BuiltinOperator::AVERAGE_POOL_2D: return pool(op, false);
-      case tfl::BuiltinOperator::MAX_POOL_2D: return pool(op, true);
-      case tfl::BuiltinOperator::ADD: return binary(op, ir::OpKind::Add, options(op.builtin_options_as_AddOptions()).fused_activation_function());
-      case tfl::BuiltinOperator::MUL: return binary(op, ir::OpKind::Mul, options(op.builtin_options_as_MulOptions()).fused_activation_function());
-      case tfl::BuiltinOperator::RESHAPE: return reshape(op);
-      case tfl::BuiltinOperator::SOFTMAX: return softmax(op);
-      case tfl::BuiltinOperator::LOGISTIC: return unary(op, ir::OpKind::Sigmoid);
-      case tfl::BuiltinOperator::TANH: return unary(op, ir::OpKind::Tanh);
-      case tfl::BuiltinOperator::HARD_SWISH: return unary(op, ir::OpKind::HardSwish);
-      case tfl::BuiltinOperator::CONCATENATION: return concatenation(op);
-      case tfl::BuiltinOperator::PAD: return pad(op);
-      case tfl::BuiltinOperator::MEAN: return mean(op);
-      case tfl::BuiltinOperator::QUANTIZE: return quantize(op);
-      case tfl::BuiltinOperator::DEQUANTIZE: return dequantize(op);
-      case tfl::BuiltinOperator::RELU: return relu(op, Activation::RELU);
-      case tfl::BuiltinOperator::RELU6: return relu(op, Activation::RELU6);
-      case tfl::BuiltinOperator::RELU_N1_TO_1: return relu(op, Activation::RELU_N1_TO_1);
-      case tfl::BuiltinOperator::STRIDED_SLICE: return strided_slice(op);
-      case tfl::BuiltinOperator::TRANSPOSE: return transpose(op);
-      default: break;
+      case tfl::BuiltinOperator::CONV_2D:
+        return conv(op);
+      case tfl::BuiltinOperator::DEPTHWISE_CONV_2D:
+        return depthwise_conv(op);
+      case tfl::BuiltinOperator::FULLY_CONNECTED:
+        return fully_connected(op);
+      case tfl::BuiltinOperator::AVERAGE_POOL_2D:
+        return pool(op, false);
+      case tfl::BuiltinOperator::MAX_POOL_2D:
+        return pool(op, true);
+      case tfl::BuiltinOperator::ADD:
+        return binary(op, ir::OpKind::Add, options(op.builtin_options_as_AddOptions()).fused_activation_function());
+      case tfl::BuiltinOperator::MUL:
+        return binary(op, ir::OpKind::Mul, options(op.builtin_options_as_MulOptions()).fused_activation_function());
+      case tfl::BuiltinOperator::RESHAPE:
+        return reshape(op);
+      case tfl::BuiltinOperator::SOFTMAX:
+        return softmax(op);
+      case tfl::BuiltinOperator::LOGISTIC:
+        return unary(op, ir::OpKind::Sigmoid);
+      case tfl::BuiltinOperator::TANH:
+        return unary(op, ir::OpKind::Tanh);
+      case tfl::BuiltinOperator::HARD_SWISH:
+        return unary(op, ir::OpKind::HardSwish);
+      case tfl::BuiltinOperator::CONCATENATION:
+        return concatenation(op);
+      case tfl::BuiltinOperator::PAD:
+        return pad(op);
+      case tfl::BuiltinOperator::MEAN:
+        return mean(op);
+      case tfl::BuiltinOperator::QUANTIZE:
+        return quantize(op);
+      case tfl::BuiltinOperator::DEQUANTIZE:
+        return dequantize(op);
+      case tfl::BuiltinOperator::RELU:
+        return relu(op, Activation::RELU);
+      case tfl::BuiltinOperator::RELU6:
+        return relu(op, Activation::RELU6);
+      case tfl::BuiltinOperator::RELU_N1_TO_1:
+        return relu(op, Activation::RELU_N1_TO_1);
+      case tfl::BuiltinOperator::STRIDED_SLICE:
+        return strided_slice(op);
+      case tfl::BuiltinOperator::TRANSPOSE:
+        return transpose(op);
+      default:
+        break;
     }
     if (builtin_code(op) == static_cast<std::int32_t>(tfl::BuiltinOperator::CUSTOM))
       throw Error("custom operators are not supported");
@@ -548,9 +598,28 @@ class Importer {
 
   bool supported(std::int32_t code) const {
     using B = tfl::BuiltinOperator;
-    for (B b : {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::FULLY_CONNECTED, B::AVERAGE_POOL_2D, B::MAX_POOL_2D, B::ADD, B::MUL,
-                B::RESHAPE, B::SOFTMAX, B::LOGISTIC, B::TANH, B::HARD_SWISH, B::CONCATENATION, B::PAD, B::MEAN, B::QUANTIZE,
-                B::DEQUANTIZE, B::RELU, B::RELU6, B::RELU_N1_TO_1, B::STRIDED_SLICE, B::TRANSPOSE})
+    for (B b : {B::CONV_2D,
+                B::DEPTHWISE_CONV_2D,
+                B::FULLY_CONNECTED,
+                B::AVERAGE_POOL_2D,
+                B::MAX_POOL_2D,
+                B::ADD,
+                B::MUL,
+                B::RESHAPE,
+                B::SOFTMAX,
+                B::LOGISTIC,
+                B::TANH,
+                B::HARD_SWISH,
+                B::CONCATENATION,
+                B::PAD,
+                B::MEAN,
+                B::QUANTIZE,
+                B::DEQUANTIZE,
+                B::RELU,
+                B::RELU6,
+                B::RELU_N1_TO_1,
+                B::STRIDED_SLICE,
+                B::TRANSPOSE})
       if (code == static_cast<std::int32_t>(b)) return true;
     return false;
   }
@@ -569,7 +638,8 @@ class Importer {
   ir::Attrs window(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t dh,
                    std::int64_t dw, tfl::Padding padding, Shape& spatial) const {
     for (auto v : {kh, kw, sh, sw, dh, dw})
-      if (v < 1 || v > 65536) throw Error(fmt::format("a kernel size, stride or dilation of {} is outside [1, 65536]", v));
+      if (v < 1 || v > 65536)
+        throw Error(fmt::format("a kernel size, stride or dilation of {} is outside [1, 65536]", v));
     if (padding != tfl::Padding::SAME && padding != tfl::Padding::VALID)
       throw Error(fmt::format("padding {} is neither SAME nor VALID", static_cast<int>(padding)));
     Window win{{kh, kw}, {sh, sw}, {dh, dw}, {}, false};
@@ -674,8 +744,8 @@ class Importer {
     const std::int32_t out_index = output_index(op);
     const Shape y = {rows[0], ws[0]};
     if (checked_elements(shape_of(out_index), name) != rows[0] * ws[0])
-      throw Error(fmt::format("output '{}' has shape {}; the operator computes {}", name, shape_text(shape_of(out_index)),
-                              shape_text(y)));
+      throw Error(fmt::format("output '{}' has shape {}; the operator computes {}", name,
+                              shape_text(shape_of(out_index)), shape_text(y)));
     if (ir_shape(shape_of(out_index)) == y) {
       fuse(emit(ir::OpKind::FullyConnected, inputs, output(out_index)), o.fused_activation_function());
       return;
@@ -693,13 +763,15 @@ class Importer {
     const Shape xs = out_.tensors[x].shape;
     if (xs.size() != 4) throw Error(fmt::format("input shape {} is not 4-D", shape_text(shape_of(input(op, 0)))));
     Shape spatial;
-    const ir::Attrs attrs = window(xs, o.filter_height(), o.filter_width(), o.stride_h(), o.stride_w(), 1, 1, o.padding(), spatial);
+    const ir::Attrs attrs =
+        window(xs, o.filter_height(), o.filter_width(), o.stride_h(), o.stride_w(), 1, 1, o.padding(), spatial);
     const std::int32_t out_index = output_index(op);
     expect_shape(out_index, {xs[0], xs[1], spatial[0], spatial[1]});
     const ir::TensorId out = output(out_index);
     if (max) {
       if (!same_quant(out, x)) throw Error("MAX_POOL_2D's output is quantized unlike its input");
-      if (o.fused_activation_function() != Activation::NONE) throw Error("a fused activation on MAX_POOL_2D is not supported");
+      if (o.fused_activation_function() != Activation::NONE)
+        throw Error("a fused activation on MAX_POOL_2D is not supported");
       emit(ir::OpKind::MaxPool, {x}, out).attrs = attrs;
       return;
     }
@@ -756,7 +828,8 @@ class Importer {
     const std::int32_t out_index = output_index(op);
     const Shape target = shape_of(out_index);
     if (checked_elements(target, name_of(out_index)) != out_.tensors[x].elements())
-      throw Error(fmt::format("output shape {} does not hold the input's {} elements", shape_text(target), out_.tensors[x].elements()));
+      throw Error(fmt::format("output shape {} does not hold the input's {} elements", shape_text(target),
+                              out_.tensors[x].elements()));
     const ir::TensorId out = output(out_index);
     if (!same_quant(out, x)) throw Error("RESHAPE's output is quantized unlike its input");
     view_as(x, shape_of(x_index), target, name_of(out_index), out);
@@ -795,7 +868,8 @@ class Importer {
 
   void concatenation(const tfl::Operator& op) {
     const auto& o = options(op.builtin_options_as_ConcatenationOptions());
-    if (o.fused_activation_function() != Activation::NONE) throw Error("a fused activation on CONCATENATION is not supported");
+    if (o.fused_activation_function() != Activation::NONE)
+      throw Error("a fused activation on CONCATENATION is not supported");
     std::vector<ir::TensorId> inputs;
     std::vector<Shape> shapes;
     for (std::size_t i = 0; i < op.inputs()->size(); ++i) {
@@ -822,7 +896,8 @@ class Importer {
     const ir::TensorId x = activation(x_index);
     const std::size_t rank = shape_of(x_index).size();
     const std::vector<std::int64_t> paddings = int_constant(input(op, 1));  // [rank, 2]: before, after
-    if (paddings.size() != 2 * rank) throw Error(fmt::format("{} paddings for a tensor of rank {}", paddings.size(), rank));
+    if (paddings.size() != 2 * rank)
+      throw Error(fmt::format("{} paddings for a tensor of rank {}", paddings.size(), rank));
     std::vector<std::int64_t> pads(2 * rank);
     for (std::size_t axis = 0; axis < rank; ++axis) {
       const auto i = static_cast<std::size_t>(ir_axis(static_cast<std::int64_t>(axis), rank));
@@ -950,8 +1025,7 @@ class Importer {
     // is input IR axis from[perm[to[j]]].
     auto tflite_axis = [&](std::size_t j) { return rank == 4 ? kTfliteAxisOfIr[j] : static_cast<std::int64_t>(j); };
     std::vector<std::int64_t> ir_perm(rank);
-    for (std::size_t j = 0; j < rank; ++j)
-      ir_perm[j] = ir_axis(perm[static_cast<std::size_t>(tflite_axis(j))], rank);
+    for (std::size_t j = 0; j < rank; ++j) ir_perm[j] = ir_axis(perm[static_cast<std::size_t>(tflite_axis(j))], rank);
     const Shape y = import::transpose(out_.tensors[x].shape, ir_perm);
     const std::int32_t out_index = output_index(op);
     expect_shape(out_index, y);

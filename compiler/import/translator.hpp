@@ -95,9 +95,9 @@ struct ImportState {
   std::map<std::string, std::vector<int>> consumers_;  // value name -> indices of nodes reading it
   std::map<const NodeProto*, int> index_;              // node -> its index (protobuf nodes are not contiguous)
   std::set<std::string> graph_outputs_;
-  std::vector<bool> absorbed_;                      // nodes folded into an earlier one
-  std::deque<TensorProto> constant_nodes_;          // the tensors of Constant nodes (stable addresses)
-  std::map<ir::TensorId, ir::TensorId> float_of_;   // integer activation -> its float32 Dequantize in an island
+  std::vector<bool> absorbed_;                     // nodes folded into an earlier one
+  std::deque<TensorProto> constant_nodes_;         // the tensors of Constant nodes (stable addresses)
+  std::map<ir::TensorId, ir::TensorId> float_of_;  // integer activation -> its float32 Dequantize in an island
   // Values that are views (Flatten, Reshape, Squeeze, Unsqueeze) of a float graph input, by name:
   // the shape the view gives the input's bytes, in the same order.
   std::map<std::string, Shape> float_input_views_;
@@ -110,9 +110,20 @@ struct ImportState {
 class Translator {
  public:
   explicit Translator(ImportState& s)
-      : path_(s.path_), graph_(s.graph_), opset_(s.opset_), out_(s.out_), pending_(s.pending_),
-        pending_sources_(s.pending_sources_), values_(s.values_), declared_(s.declared_), consumers_(s.consumers_), index_(s.index_),
-        graph_outputs_(s.graph_outputs_), absorbed_(s.absorbed_), constant_nodes_(s.constant_nodes_), state_(s) {}
+      : path_(s.path_),
+        graph_(s.graph_),
+        opset_(s.opset_),
+        out_(s.out_),
+        pending_(s.pending_),
+        pending_sources_(s.pending_sources_),
+        values_(s.values_),
+        declared_(s.declared_),
+        consumers_(s.consumers_),
+        index_(s.index_),
+        graph_outputs_(s.graph_outputs_),
+        absorbed_(s.absorbed_),
+        constant_nodes_(s.constant_nodes_),
+        state_(s) {}
 
   // ----- errors -------------------------------------------------------------------------------
 
@@ -194,7 +205,8 @@ class Translator {
       declared.push_back(d.dim_value());
     }
     if (declared != shape)
-      throw Error(fmt::format("output '{}' has shape {} but the model declares {}", name, shape_text(shape), shape_text(declared)));
+      throw Error(fmt::format("output '{}' has shape {} but the model declares {}", name, shape_text(shape),
+                              shape_text(declared)));
   }
 
   // The IR tensor behind input `index` of a node: an integer activation, or with `dequantized`
@@ -210,16 +222,21 @@ class Translator {
         throw Error(fmt::format("not quantized: input '{}' is a float graph input used without QuantizeLinear", name));
       case Value::Kind::Constant:
         if (dequantized)
-          throw Error(fmt::format("not quantized: input '{}' is a float constant, not the output of a DequantizeLinear", name));
+          throw Error(
+              fmt::format("not quantized: input '{}' is a float constant, not the output of a DequantizeLinear", name));
         throw Error(fmt::format("input '{}' must be an activation, not a constant", name));
       case Value::Kind::Integer:
-        throw Error(fmt::format("input '{}' is an integer tensor where a float operator expects a DequantizeLinear output", name));
+        throw Error(fmt::format(
+            "input '{}' is an integer tensor where a float operator expects a DequantizeLinear output", name));
       case Value::Kind::Dequantized:
-        if (out_.tensors[v.tensor].is_constant) throw Error(fmt::format("input '{}' must be an activation, not a constant", name));
+        if (out_.tensors[v.tensor].is_constant)
+          throw Error(fmt::format("input '{}' must be an activation, not a constant", name));
         throw Error(fmt::format("input '{}' is a float (dequantized) value where an integer tensor is expected", name));
       case Value::Kind::Float:
-        throw Error(fmt::format("input '{}' is a float32 value of a float island, which this operator does not take "
-                                "(it has no float kernel; see docs/operators.md)", name));
+        throw Error(
+            fmt::format("input '{}' is a float32 value of a float island, which this operator does not take "
+                        "(it has no float kernel; see docs/operators.md)",
+                        name));
     }
     throw Error(fmt::format("input '{}' is not supported here", name));
   }
@@ -240,9 +257,11 @@ class Translator {
   ir::TensorId add_constant(const TensorProto& c, const QParams& q) {
     const auto dtype = to_dtype(c.data_type());
     if (!dtype || *dtype == ir::DType::Float32)
-      throw Error(fmt::format("tensor '{}': dtype {} is not supported for quantized constants", c.name(), onnx_type_name(c.data_type())));
+      throw Error(fmt::format("tensor '{}': dtype {} is not supported for quantized constants", c.name(),
+                              onnx_type_name(c.data_type())));
     if (*dtype != q.dtype)
-      throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", c.name(), ir::dtype_name(*dtype), ir::dtype_name(q.dtype)));
+      throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", c.name(), ir::dtype_name(*dtype),
+                              ir::dtype_name(q.dtype)));
     const std::vector<std::int64_t> values = tensor_ints(c);
     ir::Tensor t;
     t.name = c.name();
@@ -264,9 +283,11 @@ class Translator {
   void check_quant_fits(const std::string& name, const Shape& shape, const ir::Quant& q) const {
     if (!q.per_channel()) return;
     if (q.axis >= static_cast<int>(shape.size()))
-      throw Error(fmt::format("tensor '{}': quantization axis {} is out of range for shape {}", name, q.axis, shape_text(shape)));
+      throw Error(fmt::format("tensor '{}': quantization axis {} is out of range for shape {}", name, q.axis,
+                              shape_text(shape)));
     if (static_cast<std::int64_t>(q.scale.size()) != shape[q.axis])
-      throw Error(fmt::format("tensor '{}': {} per-channel scales for {} channels on axis {}", name, q.scale.size(), shape[q.axis], q.axis));
+      throw Error(fmt::format("tensor '{}': {} per-channel scales for {} channels on axis {}", name, q.scale.size(),
+                              shape[q.axis], q.axis));
   }
 
   // Binds an integer activation to the quantization a consumer states for it: the first statement
@@ -274,9 +295,11 @@ class Translator {
   void bind_quant(ir::TensorId id, const QParams& q) {
     ir::Tensor& t = tensor(id);
     if (q.quant.per_channel())
-      throw Error(fmt::format("per-channel quantization of activation '{}' is not supported (only of constant weights)", t.name));
+      throw Error(fmt::format("per-channel quantization of activation '{}' is not supported (only of constant weights)",
+                              t.name));
     if (t.dtype != q.dtype)
-      throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", t.name, ir::dtype_name(t.dtype), ir::dtype_name(q.dtype)));
+      throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", t.name, ir::dtype_name(t.dtype),
+                              ir::dtype_name(q.dtype)));
     if (pending_[id]) {
       t.quant = q.quant;
       t.quantized = true;
@@ -340,11 +363,13 @@ class Translator {
       const TensorProto& z = constant_input(n, zp_index);
       const auto dtype = to_dtype(z.data_type());
       if (!dtype || *dtype == ir::DType::Float32)
-        throw Error(fmt::format("zero point '{}' has the unsupported dtype {}", z.name(), onnx_type_name(z.data_type())));
+        throw Error(
+            fmt::format("zero point '{}' has the unsupported dtype {}", z.name(), onnx_type_name(z.data_type())));
       q.dtype = *dtype;
       zps = tensor_ints(z);
       if (zps.size() != scales.size())
-        throw Error(fmt::format("zero point '{}' has {} elements but scale '{}' has {}", z.name(), zps.size(), s.name(), scales.size()));
+        throw Error(fmt::format("zero point '{}' has {} elements but scale '{}' has {}", z.name(), zps.size(), s.name(),
+                                scales.size()));
     }
     const Range range = dtype_range(q.dtype);
     for (std::size_t c = 0; c < scales.size(); ++c) {
@@ -398,7 +423,8 @@ class Translator {
       if (has_input(act, 1)) lo = scalar_float(constant_input(act, 1));
       if (has_input(act, 2)) hi = scalar_float(constant_input(act, 2));
     }
-    if (std::isnan(lo) || std::isnan(hi) || lo > hi) throw Error(fmt::format("{} has the bounds [{}, {}]", label(act), lo, hi));
+    if (std::isnan(lo) || std::isnan(hi) || lo > hi)
+      throw Error(fmt::format("{} has the bounds [{}, {}]", label(act), lo, hi));
     return {lo, hi};
   }
 
@@ -415,7 +441,8 @@ class Translator {
     };
     if (is_float_constant(1)) return 0;
     if (is_float_constant(0)) return 1;
-    throw Error(fmt::format("only {} of an activation and a one-element float constant is supported (a clamp)", act.op_type()));
+    throw Error(
+        fmt::format("only {} of an activation and a one-element float constant is supported (a clamp)", act.op_type()));
   }
 
   // The clamp a Relu, Clip, or Max/Min with a constant applies, in the integer domain of `q`.
@@ -466,8 +493,10 @@ class Translator {
     const NodeProto* act = nullptr;
     const NodeProto* next = sink_quantize(n, act);
     if (!next)
-      throw Error(fmt::format("its float output '{}' does not go to exactly one QuantizeLinear, so it cannot be "
-                              "folded into an integer operator exactly", act ? act->output(0) : y));
+      throw Error(
+          fmt::format("its float output '{}' does not go to exactly one QuantizeLinear, so it cannot be "
+                      "folded into an integer operator exactly",
+                      act ? act->output(0) : y));
     Sink sink;
     sink.name = next->output(0);
     with_context(label(*next), [&] {
@@ -520,7 +549,8 @@ class Translator {
     const Value& v = value(name);
     if (v.kind == Value::Kind::Constant) return *v.constant;
     if (v.tensor != ir::kNoTensor && std::count(out_.inputs.begin(), out_.inputs.end(), v.tensor))
-      throw Error(fmt::format("input '{}' is a graph input; tightfit needs it to be a constant (an initializer)", name));
+      throw Error(
+          fmt::format("input '{}' is a graph input; tightfit needs it to be a constant (an initializer)", name));
     throw Error(fmt::format("input '{}' must be a constant (an initializer or Constant)", name));
   }
 
@@ -530,12 +560,19 @@ class Translator {
     const Value& v = value(n.input(index));
     if (v.kind == Value::Kind::Dequantized && out_.tensors[v.tensor].is_constant) return v.tensor;
     if (v.kind == Value::Kind::Constant)
-      throw Error(fmt::format("not quantized: {} '{}' is a float constant, not the output of a DequantizeLinear", what, n.input(index)));
-    throw Error(fmt::format("{} '{}' must be a constant (a dequantized initializer); activations are not supported there", what, n.input(index)));
+      throw Error(fmt::format("not quantized: {} '{}' is a float constant, not the output of a DequantizeLinear", what,
+                              n.input(index)));
+    throw Error(
+        fmt::format("{} '{}' must be a constant (a dequantized initializer); activations are not supported there", what,
+                    n.input(index)));
   }
 
-  std::vector<std::int64_t> constant_ints(const NodeProto& n, int index) const { return tensor_ints(constant_input(n, index)); }
-  std::vector<float> constant_floats(const NodeProto& n, int index) const { return tensor_floats(constant_input(n, index)); }
+  std::vector<std::int64_t> constant_ints(const NodeProto& n, int index) const {
+    return tensor_ints(constant_input(n, index));
+  }
+  std::vector<float> constant_floats(const NodeProto& n, int index) const {
+    return tensor_floats(constant_input(n, index));
+  }
 
   // The bias scale must be x_scale * w_scale (per channel) for the integer accumulator to add it
   // directly; a relative difference of a few float roundings is the same number computed twice.
@@ -547,8 +584,10 @@ class Translator {
       const float actual = bias.quant.scale[bias.quant.per_channel() ? c : 0];
       const std::int32_t zp = bias.quant.zero_point[bias.quant.per_channel() ? c : 0];
       if (zp != 0 || std::fabs(actual - expected) > 1e-5f * expected)
-        throw Error(fmt::format("bias '{}' has scale {} and zero point {}, not x_scale*w_scale = {} and 0, so it cannot be "
-                                "added to the integer accumulator exactly", bias.name, actual, zp, expected));
+        throw Error(
+            fmt::format("bias '{}' has scale {} and zero point {}, not x_scale*w_scale = {} and 0, so it cannot be "
+                        "added to the integer accumulator exactly",
+                        bias.name, actual, zp, expected));
     }
   }
 
@@ -564,9 +603,11 @@ class Translator {
   }
 
   void check_bias(const ir::Tensor& bias, std::int64_t channels) const {
-    if (bias.dtype != ir::DType::Int32) throw Error(fmt::format("bias '{}' is {}, not int32", bias.name, ir::dtype_name(bias.dtype)));
+    if (bias.dtype != ir::DType::Int32)
+      throw Error(fmt::format("bias '{}' is {}, not int32", bias.name, ir::dtype_name(bias.dtype)));
     if (bias.elements() != channels)
-      throw Error(fmt::format("bias '{}' has {} elements for {} output channels", bias.name, bias.elements(), channels));
+      throw Error(
+          fmt::format("bias '{}' has {} elements for {} output channels", bias.name, bias.elements(), channels));
   }
 
   static void keep_activation(ir::Attrs& target, const ir::Attrs& source) {
@@ -581,8 +622,8 @@ class Translator {
     if (w.dtype != ir::DType::Int8 && w.dtype != ir::DType::UInt8)
       throw Error(fmt::format("weight '{}' is {}, not int8 or uint8", w.name, ir::dtype_name(w.dtype)));
     if (w.quant.per_channel() && w.quant.axis != channel_axis)
-      throw Error(fmt::format("weight '{}' is quantized per channel along axis {}, not the output-channel axis {}", w.name,
-                              w.quant.axis, channel_axis));
+      throw Error(fmt::format("weight '{}' is quantized per channel along axis {}, not the output-channel axis {}",
+                              w.name, w.quant.axis, channel_axis));
   }
 
   // Zero points of ConvInteger/MatMulInteger (scale 1): per tensor or per `axis` of the weight.
@@ -611,11 +652,13 @@ class Translator {
       q.dtype = t.dtype;
       q.quant = ir::Quant{{1.0f}, {static_cast<std::int32_t>(zps[0])}, -1};
       const Range r = dtype_range(t.dtype);
-      if (zps[0] < r.min || zps[0] > r.max) throw Error(fmt::format("zero point {} is outside {}", zps[0], ir::dtype_name(t.dtype)));
+      if (zps[0] < r.min || zps[0] > r.max)
+        throw Error(fmt::format("zero point {} is outside {}", zps[0], ir::dtype_name(t.dtype)));
       return bind_quant(x, q);
     }
     if (t.quant.zero_point[0] != zps[0])
-      throw Error(fmt::format("zero point {} differs from the zero point {} of '{}'", zps[0], t.quant.zero_point[0], t.name));
+      throw Error(
+          fmt::format("zero point {} differs from the zero point {} of '{}'", zps[0], t.quant.zero_point[0], t.name));
   }
 
   // ----- elementwise, pools, activations ------------------------------------------------------
@@ -625,7 +668,8 @@ class Translator {
     const Value& v = value(n.input(index));
     if (v.kind == Value::Kind::Dequantized) {
       if (out_.tensors[v.tensor].quant.per_channel())
-        throw Error(fmt::format("constant '{}' is quantized per channel; elementwise operands must be per-tensor", n.input(index)));
+        throw Error(fmt::format("constant '{}' is quantized per channel; elementwise operands must be per-tensor",
+                                n.input(index)));
       return v.tensor;
     }
     return activation_input(n, index, true);  // throws the right "not quantized" message
@@ -772,8 +816,10 @@ class Translator {
     const std::string& name = n.input(index);
     const Value& v = value(name);
     switch (v.kind) {
-      case Value::Kind::Float: return v.tensor;
-      case Value::Kind::Constant: return float_constant(name, tensor_dims(*v.constant), tensor_floats(*v.constant));
+      case Value::Kind::Float:
+        return v.tensor;
+      case Value::Kind::Constant:
+        return float_constant(name, tensor_dims(*v.constant), tensor_floats(*v.constant));
       case Value::Kind::Dequantized: {
         const ir::Tensor& t = tensor(v.tensor);
         if (t.is_constant) return float_constant(name, t.shape, dequantized_elements(t));
@@ -806,11 +852,19 @@ class Translator {
     for (std::int64_t i = 0; i < count; ++i) {
       std::int32_t q = 0;
       switch (t.dtype) {
-        case ir::DType::Int8: q = static_cast<std::int8_t>(t.data[i]); break;
-        case ir::DType::UInt8: q = t.data[i]; break;
-        case ir::DType::Int32: std::memcpy(&q, t.data.data() + 4 * i, 4); break;
-        case ir::DType::Float32: throw Error(fmt::format("constant '{}' is float32, not quantized", t.name));
-        case ir::DType::Bool: throw Error(fmt::format("constant '{}' is bool, not quantized", t.name));
+        case ir::DType::Int8:
+          q = static_cast<std::int8_t>(t.data[i]);
+          break;
+        case ir::DType::UInt8:
+          q = t.data[i];
+          break;
+        case ir::DType::Int32:
+          std::memcpy(&q, t.data.data() + 4 * i, 4);
+          break;
+        case ir::DType::Float32:
+          throw Error(fmt::format("constant '{}' is float32, not quantized", t.name));
+        case ir::DType::Bool:
+          throw Error(fmt::format("constant '{}' is bool, not quantized", t.name));
       }
       const std::size_t c = t.quant.per_channel() ? static_cast<std::size_t>((i / inner) % t.shape[t.quant.axis]) : 0;
       out[static_cast<std::size_t>(i)] = static_cast<float>(q - t.quant.zero_point[c]) * t.quant.scale[c];

@@ -6,19 +6,27 @@ namespace tightfit::ir {
 
 DTypeRange dtype_range(DType t) {
   switch (t) {
-    case DType::Int8: return {-128, 127};
-    case DType::UInt8: return {0, 255};
-    default: return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+    case DType::Int8:
+      return {-128, 127};
+    case DType::UInt8:
+      return {0, 255};
+    default:
+      return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
   }
 }
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::Int8: return "int8";
-    case DType::UInt8: return "uint8";
-    case DType::Int32: return "int32";
-    case DType::Float32: return "float32";
-    case DType::Bool: return "bool";
+    case DType::Int8:
+      return "int8";
+    case DType::UInt8:
+      return "uint8";
+    case DType::Int32:
+      return "int32";
+    case DType::Float32:
+      return "float32";
+    case DType::Bool:
+      return "bool";
   }
   return "?";
 }
@@ -27,9 +35,11 @@ std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::Int8:
     case DType::UInt8:
-    case DType::Bool: return 1;
+    case DType::Bool:
+      return 1;
     case DType::Int32:
-    case DType::Float32: return 4;
+    case DType::Float32:
+      return 4;
   }
   return 1;
 }

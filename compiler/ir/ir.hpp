@@ -40,7 +40,7 @@ enum class DType { Int8, UInt8, Int32, Float32, Bool };
 // it rewrites to [N, H, W, C] so that every later stage reads shapes in memory order.
 enum class Layout { Logical, ChannelsLast };
 
-const char* dtype_name(DType t);        // "int8", "uint8", "int32", "float32", "bool"
+const char* dtype_name(DType t);  // "int8", "uint8", "int32", "float32", "bool"
 
 // The values an integer dtype holds (int32's for float32 and bool): a node that clamps nothing
 // has this activation range.
@@ -48,7 +48,7 @@ struct DTypeRange {
   std::int64_t min, max;
 };
 DTypeRange dtype_range(DType t);
-std::size_t dtype_size(DType t);        // bytes per element
+std::size_t dtype_size(DType t);  // bytes per element
 
 // Affine quantization: real = scale * (q - zero_point).
 // Per-tensor: one scale and one zero point, axis = -1.
@@ -65,10 +65,10 @@ using TensorId = int;
 constexpr TensorId kNoTensor = -1;
 
 struct Tensor {
-  std::string name;               // the ONNX value name
+  std::string name;  // the ONNX value name
   DType dtype = DType::Int8;
   std::vector<std::int64_t> shape;  // static; a scalar has an empty shape
-  bool quantized = false;         // false only for float32 tensors and int32 with no scale
+  bool quantized = false;           // false only for float32 tensors and int32 with no scale
   Quant quant;
   // Constant tensors (initializers) hold their elements here, little-endian, dtype_size() each.
   bool is_constant = false;
@@ -80,10 +80,10 @@ struct Tensor {
   bool float_at_boundary = false;
   // A tensor with no memory of its own, lying in tensor `slice_of` (which may lie in another)
   // from element `slice_offset` on, one pixel (`shape.back()` elements) every
-  // `slice_pixel_stride` elements; kNoTensor: the tensor is its own. Set by the zero-copy Concat pass (passes/zero_copy_concat.cpp) on a Concat input
-  // its producer writes in place into the Concat's output, and by the tiling pass
-  // (passes/tile.cpp) on a band of a tiled stage's input (read in place, no producer) and of its
-  // output (written in place).
+  // `slice_pixel_stride` elements; kNoTensor: the tensor is its own. Set by the zero-copy Concat pass
+  // (passes/zero_copy_concat.cpp) on a Concat input its producer writes in place into the Concat's output, and by the
+  // tiling pass (passes/tile.cpp) on a band of a tiled stage's input (read in place, no producer) and of its output
+  // (written in place).
   TensorId slice_of = kNoTensor;
   std::int64_t slice_offset = 0;
   std::int64_t slice_pixel_stride = 0;
@@ -115,21 +115,21 @@ struct Attrs {
   bool count_include_pad = false;  // AveragePool
   bool ceil_mode = false;          // pools
 
-  std::int64_t axis = 0;               // Concat, Softmax (normalised to be non-negative)
-  std::vector<std::int64_t> perm;      // Transpose
-  float alpha = 0.01f;                 // LeakyRelu, HardSigmoid; Pow: the exponent (2 or 3)
-  float beta = 0.5f;                   // HardSigmoid
-  float divisor = 1.0f;                // Div: the constant divisor, dequantized
-  std::vector<std::int64_t> axes;      // ReduceMean: the reduced axes (ONNX order, sorted, non-negative)
-  std::vector<std::int64_t> starts;    // Slice: the first index taken in each dim (ONNX order)
-  bool softmax_integer_rule = false;   // Softmax from QLinearSoftmax: ORT's integer cast and saturation
-  std::vector<float> scales;           // Resize (nearest): whole factors; output i reads input floor(i / scale)
+  std::int64_t axis = 0;              // Concat, Softmax (normalised to be non-negative)
+  std::vector<std::int64_t> perm;     // Transpose
+  float alpha = 0.01f;                // LeakyRelu, HardSigmoid; Pow: the exponent (2 or 3)
+  float beta = 0.5f;                  // HardSigmoid
+  float divisor = 1.0f;               // Div: the constant divisor, dequantized
+  std::vector<std::int64_t> axes;     // ReduceMean: the reduced axes (ONNX order, sorted, non-negative)
+  std::vector<std::int64_t> starts;   // Slice: the first index taken in each dim (ONNX order)
+  bool softmax_integer_rule = false;  // Softmax from QLinearSoftmax: ORT's integer cast and saturation
+  std::vector<float> scales;          // Resize (nearest): whole factors; output i reads input floor(i / scale)
   // LSTM, GRU: which of Y, Y_h, Y_c (GRU: Y, Y_h) the node writes, its outputs in that order; the
   // one direction running backwards in time (ONNX's "reverse"); GRU's linear_before_reset.
   std::vector<bool> rnn_outputs;
   bool reverse = false;
   bool linear_before_reset = false;
-  std::string comparison;              // Compare: "Greater", "GreaterOrEqual", "Less", "LessOrEqual" or "Equal"
+  std::string comparison;  // Compare: "Greater", "GreaterOrEqual", "Less", "LessOrEqual" or "Equal"
 
   // Fused activation in the output's integer domain: the kernel clamps its quantized result
   // to [act_min, act_max]. Without a fused Relu/Clip these are the dtype's limits.
@@ -150,11 +150,11 @@ struct Guard {
 };
 
 struct Node {
-  std::string name;        // the ONNX node's name (or "<op>_<index>" when it had none), unique:
-                           // a name met again gets " (2)", " (3)", ... (import/onnx_import.cpp)
-  std::string onnx_op;     // the ONNX operator(s) it came from, e.g. "QLinearConv" or "Conv+Relu (QDQ)"
+  std::string name;     // the ONNX node's name (or "<op>_<index>" when it had none), unique:
+                        // a name met again gets " (2)", " (3)", ... (import/onnx_import.cpp)
+  std::string onnx_op;  // the ONNX operator(s) it came from, e.g. "QLinearConv" or "Conv+Relu (QDQ)"
   OpKind op = OpKind::Conv;
-  std::vector<TensorId> inputs;   // kNoTensor for an absent optional input
+  std::vector<TensorId> inputs;  // kNoTensor for an absent optional input
   std::vector<TensorId> outputs;
   Attrs attrs;
   Guard guard;
@@ -171,12 +171,12 @@ struct Graph {
   // model's in ONNX's (NCHW); `run` reads and writes .npy files in the model's order.
   enum class SourceFormat { Onnx, TFLite };
 
-  std::string source;                 // the model file it was imported from
+  std::string source;  // the model file it was imported from
   SourceFormat source_format = SourceFormat::Onnx;
   Numerics numerics = Numerics::Ort;
   std::vector<Tensor> tensors;
-  std::vector<Node> nodes;            // in schedule order
-  std::vector<TensorId> inputs;       // graph inputs (never constants)
+  std::vector<Node> nodes;       // in schedule order
+  std::vector<TensorId> inputs;  // graph inputs (never constants)
   std::vector<TensorId> outputs;
   std::vector<std::string> batch_pinned;  // graph inputs whose symbolic dimension 0 became 1
 

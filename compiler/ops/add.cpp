@@ -18,10 +18,11 @@ struct Emit : Emission {
     // ORT picks its broadcast path from ONNX's order of the dims.
     const auto as = a.onnx_shape(), bs = b.onnx_shape();
     if (tflite()) return add_tflite(id, n);
-    const tightfit::BroadcastForm form = tightfit::binary_broadcast_form(as.data(), static_cast<int>(as.size()), bs.data(),
-                                                                        static_cast<int>(bs.size()));
-    const tightfit::AddRequant r = tightfit::add_requant(a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0],
-                                                         b.quant.zero_point[0], y.quant.scale[0], y.quant.zero_point[0], form);
+    const tightfit::BroadcastForm form =
+        tightfit::binary_broadcast_form(as.data(), static_cast<int>(as.size()), bs.data(), static_cast<int>(bs.size()));
+    const tightfit::AddRequant r =
+        tightfit::add_requant(a.quant.scale[0], a.quant.zero_point[0], b.quant.scale[0], b.quant.zero_point[0],
+                              y.quant.scale[0], y.quant.zero_point[0], form);
     tightfit::AddParams p{};
     p.shape = binary_shape(n);
     p.form = form;
@@ -41,7 +42,8 @@ struct Emit : Emission {
         y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
     const std::string block = params(id, p);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
-    call(n, fmt::format("tightfit::add_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
+    call(n,
+         fmt::format("tightfit::add_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }
 };
 

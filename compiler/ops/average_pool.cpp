@@ -26,7 +26,8 @@ struct Import : Translator {
 
   // QLinearAveragePool(X, x_scale, x_zp, y_scale, y_zp).
   void qlinear(const NodeProto& n) {
-    allow_attributes(n, {"auto_pad", "ceil_mode", "channels_last", "count_include_pad", "kernel_shape", "pads", "strides"});
+    allow_attributes(
+        n, {"auto_pad", "ceil_mode", "channels_last", "count_include_pad", "kernel_shape", "pads", "strides"});
     if (int_attr(n, "channels_last", 0) != 0) throw Error("attribute channels_last=1 is not supported");
     qlinear_unary(n, ir::OpKind::AveragePool, [&](const Shape& x, ir::Attrs& a) { return pool(n, x, a); });
   }

@@ -20,7 +20,8 @@ struct Import : Translator {
   bool float_clip(const NodeProto& n) {
     if (n.op_type() != "Clip" || opset_ < 11) return false;
     bool island = false;
-    for (int i = 0; i < n.input_size(); ++i) island = island || (has_input(n, i) && value(n.input(i)).kind == Value::Kind::Float);
+    for (int i = 0; i < n.input_size(); ++i)
+      island = island || (has_input(n, i) && value(n.input(i)).kind == Value::Kind::Float);
     if (!island) return false;
     std::vector<ir::TensorId> inputs = {float_operand(n, 0)};
     for (int i = 1; i <= 2; ++i) {
@@ -73,7 +74,8 @@ struct Import : Translator {
       if (std::isinf(bound)) continue;
       const float grid = bound / src.quant.scale[0];
       if (grid != std::nearbyint(grid))
-        throw Error(fmt::format("bound {} is not on the quantization grid of '{}' and no QuantizeLinear follows", bound, src.name));
+        throw Error(fmt::format("bound {} is not on the quantization grid of '{}' and no QuantizeLinear follows", bound,
+                                src.name));
     }
     const ir::TensorId out = add_like(y, x, src.shape);
     ir::Node& node = emit(n, ir::OpKind::Clamp, n.op_type() + " (QDQ)", {x}, out);
@@ -108,7 +110,8 @@ struct Import : Translator {
       const NodeProto& next = graph_.node(users->second[0]);
       if (next.op_type() == "QuantizeLinear") return &next;
       if (!next.domain().empty() && next.domain() != "ai.onnx") return nullptr;
-      static const std::set<std::string> kOrderPreserving = {"MaxPool", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose"};
+      static const std::set<std::string> kOrderPreserving = {"MaxPool", "Reshape",   "Flatten",
+                                                             "Squeeze", "Unsqueeze", "Transpose"};
       if (!kOrderPreserving.count(next.op_type()) || next.input(0) != at || next.output_size() != 1) return nullptr;
       at = next.output(0);
     }
@@ -127,7 +130,8 @@ struct Emit : Emission {
     tightfit::ClampParams p{};
     p.count = i32(x.elements()), p.min = n.attrs.act_min, p.max = n.attrs.act_max;
     const std::string block = params(id, p);
-    call(n, fmt::format("tightfit::clamp<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n,
+         fmt::format("tightfit::clamp<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };
 

@@ -31,8 +31,9 @@ struct Import : Translator {
     std::vector<ir::TensorId> inputs;
     for (int i = 0; i < n.input_size(); ++i) inputs.push_back(activation_input(n, i, true));
     bool uniform = true;
-    for (auto t : inputs) uniform = uniform && !pending_[t] && tensor(t).dtype == tensor(inputs[0]).dtype &&
-                                    same_quant(tensor(t).quant, tensor(inputs[0]).quant);
+    for (auto t : inputs)
+      uniform = uniform && !pending_[t] && tensor(t).dtype == tensor(inputs[0]).dtype &&
+                same_quant(tensor(t).quant, tensor(inputs[0]).quant);
     if (uniform) {
       const ir::TensorId out = concat_of(n, inputs, nullptr, n.output(0), "Concat (QDQ)");
       return set_value(n.output(0), Value{Value::Kind::Dequantized, out, nullptr});
@@ -81,9 +82,11 @@ struct Import : Translator {
       for (auto t : inputs)
         if (tensor(t).dtype != tensor(inputs[0]).dtype || pending_[t] != pending_[inputs[0]] ||
             !same_quant(tensor(t).quant, tensor(inputs[0]).quant))
-          throw Error(fmt::format("inputs '{}' and '{}' are quantized differently", tensor(inputs[0]).name, tensor(t).name));
+          throw Error(
+              fmt::format("inputs '{}' and '{}' are quantized differently", tensor(inputs[0]).name, tensor(t).name));
     }
-    const ir::TensorId out = target ? add_activation(output_name, target->dtype, y, &target->quant) : add_like(output_name, inputs[0], y);
+    const ir::TensorId out =
+        target ? add_activation(output_name, target->dtype, y, &target->quant) : add_like(output_name, inputs[0], y);
     if (!target && pending_[out]) pending_sources_[out].assign(inputs.begin(), inputs.end());
     ir::Node& node = emit(n, ir::OpKind::Concat, onnx_op, inputs, out);
     node.attrs.axis = normalize_axis(axis_attr->i(), y.size());
@@ -153,7 +156,8 @@ struct Emit : Emission {
                                                           y.quant.zero_point[0], table)
           : tightfit::build_requantize_table<std::uint8_t>(x.quant.scale[0], x.quant.zero_point[0], y.quant.scale[0],
                                                            y.quant.zero_point[0], table);
-      tables.push_back(array(fmt::format("{}_table{}", id, i), "std::uint8_t", std::vector<std::uint8_t>(table, table + 256)));
+      tables.push_back(
+          array(fmt::format("{}_table{}", id, i), "std::uint8_t", std::vector<std::uint8_t>(table, table + 256)));
     }
     if (in_place == n.inputs.size()) return;  // nothing left to copy: no call
     tightfit::ConcatParams p{};
@@ -164,8 +168,9 @@ struct Emit : Emission {
     const std::string block = params(id, fields);
     constants_ += fmt::format("constexpr const std::uint8_t* {}_tables[] = {{{}}};\n", id, fmt::join(tables, ", "));
     const std::string type = ctype(y.dtype);
-    call(n, fmt::format("const {0}* const {1}_inputs[] = {{{2}}};\n  tightfit::concat<{0}>({1}, {1}_inputs, {1}_tables, {3})",
-                        type, id, fmt::join(inputs, ", "), pointer(n.outputs[0])));
+    call(n, fmt::format(
+                "const {0}* const {1}_inputs[] = {{{2}}};\n  tightfit::concat<{0}>({1}, {1}_inputs, {1}_tables, {3})",
+                type, id, fmt::join(inputs, ", "), pointer(n.outputs[0])));
   }
 };
 

@@ -21,8 +21,10 @@ struct Import : Translator {
   // `one_d`, of a 1-D one lifted to height 1, whose window attributes name the width alone.
   ir::Attrs conv_attrs(const NodeProto& n, const Shape& x, const Shape& w, Shape& y, bool one_d) const {
     if (x.size() != 4)
-      throw Error(fmt::format("input shape {} is neither 3-D (N, C, L) nor 4-D (N, C, H, W): only 1-D and 2-D "
-                              "convolutions are supported", shape_text(x)));
+      throw Error(
+          fmt::format("input shape {} is neither 3-D (N, C, L) nor 4-D (N, C, H, W): only 1-D and 2-D "
+                      "convolutions are supported",
+                      shape_text(x)));
     if (w.size() != 4) throw Error(fmt::format("weight shape {} is not 4-D", shape_text(w)));
     ir::Attrs a;
     a.group = int_attr(n, "group", 1);
@@ -31,7 +33,8 @@ struct Import : Translator {
     Window win{{w[2], w[3]}, ints_attr(n, "strides"), ints_attr(n, "dilations"), ints_attr(n, "pads"), false};
     Shape kernel = ints_attr(n, "kernel_shape");
     if (one_d) {
-      if (kernel.size() > 1 || win.strides.size() > 1 || win.dilations.size() > 1 || (!win.pads.empty() && win.pads.size() != 2))
+      if (kernel.size() > 1 || win.strides.size() > 1 || win.dilations.size() > 1 ||
+          (!win.pads.empty() && win.pads.size() != 2))
         throw Error("kernel_shape, strides, dilations and pads of a 1-D Conv must have 1, 1, 1 and 2 values");
       if (!kernel.empty()) kernel.insert(kernel.begin(), 1);
       if (!win.strides.empty()) win.strides.insert(win.strides.begin(), 1);
@@ -39,7 +42,8 @@ struct Import : Translator {
       if (!win.pads.empty()) win.pads = {0, win.pads[0], 0, win.pads[1]};
     }
     if (!kernel.empty() && kernel != win.kernel)
-      throw Error(fmt::format("kernel_shape {} differs from the weight's {}", shape_text(kernel), shape_text(win.kernel)));
+      throw Error(
+          fmt::format("kernel_shape {} differs from the weight's {}", shape_text(kernel), shape_text(win.kernel)));
     const Shape spatial = window_output(x, win, string_attr(n, "auto_pad", "NOTSET"));
     y = {x[0], w[0], spatial[0], spatial[1]};
     a.kernel_shape = win.kernel;
@@ -55,20 +59,23 @@ struct Import : Translator {
   bool lift_1d(const NodeProto& n, ir::TensorId& x, ir::TensorId& w) {
     if (tensor(x).shape.size() != 3) return false;
     ir::Tensor kernel = tensor(w);
-    if (kernel.shape.size() != 3) throw Error(fmt::format("weight shape {} of a 1-D Conv is not 3-D", shape_text(kernel.shape)));
+    if (kernel.shape.size() != 3)
+      throw Error(fmt::format("weight shape {} of a 1-D Conv is not 3-D", shape_text(kernel.shape)));
     kernel.shape.insert(kernel.shape.begin() + 2, 1);
     w = add_tensor(std::move(kernel));
     Shape rows = tensor(x).shape;
     rows.insert(rows.begin() + 2, 1);
     const ir::TensorId view = add_like(node_name(n) + ":height1_input", x, rows);
-    emit(n, ir::OpKind::Reshape, n.op_type() + " (1-D input at height 1)", {x}, view).name = node_name(n) + ":height1_input";
+    emit(n, ir::OpKind::Reshape, n.op_type() + " (1-D input at height 1)", {x}, view).name =
+        node_name(n) + ":height1_input";
     x = view;
     return true;
   }
 
   // The tensor a convolution writes for ONNX value `name`: the value itself, or for a 1-D
   // convolution a 4-D tensor of its own (see height1_output).
-  ir::TensorId conv_output(const std::string& name, ir::DType dtype, const Shape& y, const ir::Quant* quant, bool one_d) {
+  ir::TensorId conv_output(const std::string& name, ir::DType dtype, const Shape& y, const ir::Quant* quant,
+                           bool one_d) {
     return add_activation(one_d ? name + ":height1" : name, dtype, y, quant);
   }
 
@@ -78,7 +85,8 @@ struct Import : Translator {
     Shape y = tensor(y4).shape;
     y.erase(y.begin() + 2);
     const ir::TensorId out = add_like(name, y4, y);
-    emit(n, ir::OpKind::Reshape, n.op_type() + " (1-D output from height 1)", {y4}, out).name = node_name(n) + ":height1_output";
+    emit(n, ir::OpKind::Reshape, n.op_type() + " (1-D output from height 1)", {y4}, out).name =
+        node_name(n) + ":height1_output";
     return out;
   }
 
@@ -122,7 +130,8 @@ struct Import : Translator {
   }
 
   // An int32 bias constant of a QOperator node, quantized at x_scale * w_scale (as ONNX defines).
-  ir::TensorId accumulator_bias(const NodeProto& n, int index, const ir::Quant& x, const ir::Quant& w, std::int64_t channels) {
+  ir::TensorId accumulator_bias(const NodeProto& n, int index, const ir::Quant& x, const ir::Quant& w,
+                                std::int64_t channels) {
     const TensorProto& bc = constant_input(n, index);
     QParams bq;
     bq.dtype = ir::DType::Int32;
@@ -133,7 +142,8 @@ struct Import : Translator {
     bq.quant.axis = w.per_channel() ? 0 : -1;
     if (to_dtype(bc.data_type()) != ir::DType::Int32) throw Error(fmt::format("bias '{}' is not int32", bc.name()));
     const Shape dims = tensor_dims(bc);
-    if (dims.size() != 1 || dims[0] != channels) throw Error(fmt::format("bias '{}' has shape {} for {} output channels", bc.name(), shape_text(dims), channels));
+    if (dims.size() != 1 || dims[0] != channels)
+      throw Error(fmt::format("bias '{}' has shape {} for {} output channels", bc.name(), shape_text(dims), channels));
     return add_constant(bc, bq);
   }
 
@@ -234,7 +244,9 @@ std::int64_t conv_macs(const ir::Graph& g, const ir::Node& n) {
 std::string conv_kernel(const ir::Graph& g, const ir::Node& n) {
   if (g.tensors[n.outputs[0]].dtype == ir::DType::Int32) return "conv_accumulate";
   const tightfit::ConvParams p = emit::conv_geometry(g, n);
-  return tightfit::conv_is_depthwise(p) ? "conv_depthwise" : tightfit::conv_is_pointwise(p) ? "conv_pointwise" : "conv_general";
+  return tightfit::conv_is_depthwise(p)   ? "conv_depthwise"
+         : tightfit::conv_is_pointwise(p) ? "conv_pointwise"
+                                          : "conv_general";
 }
 
 }  // namespace

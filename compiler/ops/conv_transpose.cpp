@@ -27,8 +27,8 @@ struct Import : Translator {
     if (w.size() != 4) throw Error(fmt::format("weight shape {} is not 4-D", shape_text(w)));
     if (int_attr(n, "group", 1) != 1) throw Error("a grouped ConvTranspose (group != 1) is not supported");
     if (w[0] != x[1])
-      throw Error(fmt::format("weight {} does not fit input {}: its first dim must be the input's channels", shape_text(w),
-                              shape_text(x)));
+      throw Error(fmt::format("weight {} does not fit input {}: its first dim must be the input's channels",
+                              shape_text(w), shape_text(x)));
     const std::string auto_pad = string_attr(n, "auto_pad", "NOTSET");
     if (auto_pad != "NOTSET" && auto_pad != "VALID")
       throw Error(fmt::format("auto_pad {} is not supported (explicit pads only)", auto_pad));
@@ -53,10 +53,14 @@ struct Import : Translator {
     y = {x[0], w[1], 0, 0};
     for (std::size_t i = 0; i < 2; ++i) {
       const std::int64_t s = a.strides[i], d = a.dilations[i], op = output_padding[i];
-      if (s < 1 || d < 1) throw Error(fmt::format("strides {} and dilations {} must be positive", shape_text(a.strides), shape_text(a.dilations)));
-      if (a.pads[i] < 0 || a.pads[i + 2] < 0) throw Error(fmt::format("negative pads {} are not supported", shape_text(a.pads)));
+      if (s < 1 || d < 1)
+        throw Error(fmt::format("strides {} and dilations {} must be positive", shape_text(a.strides),
+                                shape_text(a.dilations)));
+      if (a.pads[i] < 0 || a.pads[i + 2] < 0)
+        throw Error(fmt::format("negative pads {} are not supported", shape_text(a.pads)));
       if (op < 0 || (op >= s && op >= d))
-        throw Error(fmt::format("output_padding {} must be below the stride or the dilation", shape_text(output_padding)));
+        throw Error(
+            fmt::format("output_padding {} must be below the stride or the dilation", shape_text(output_padding)));
       y[2 + i] = s * (x[2 + i] - 1) + op + (a.kernel_shape[i] - 1) * d + 1 - a.pads[i] - a.pads[i + 2];
       if (y[2 + i] < 1) throw Error(fmt::format("the pads {} leave no output", shape_text(a.pads)));
     }

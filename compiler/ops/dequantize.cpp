@@ -28,7 +28,8 @@ struct Import : Translator {
       // generated get_output dequantizes each element with its channel's parameters.
       ir::Tensor& x = tensor(t);
       if (x.dtype != q.dtype)
-        throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", x.name, ir::dtype_name(x.dtype), ir::dtype_name(q.dtype)));
+        throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", x.name, ir::dtype_name(x.dtype),
+                                ir::dtype_name(q.dtype)));
       check_quant_fits(x.name, x.shape, q.quant);
       x.quant = q.quant;
       x.quantized = true;
@@ -64,7 +65,8 @@ struct Emit : Emission {
     tightfit::QuantizeParams p{};
     p.count = i32(x.elements()), p.scale = x.quant.scale[0], p.zero_point = x.quant.zero_point[0];
     const std::string block = params(id, p);
-    call(n, fmt::format("tightfit::dequantize<{}>({}, {}, {})", ctype(x.dtype), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n, fmt::format("tightfit::dequantize<{}>({}, {}, {})", ctype(x.dtype), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
   }
 };
 

@@ -22,19 +22,27 @@ struct Import : Translator {
     const Value& v = value(n.input(1));
     if (v.kind == Value::Kind::Constant) {
       const std::vector<float> values = tensor_floats(*v.constant);
-      if (values.size() != 1) throw Error(fmt::format("divisor '{}' has {} elements; only a division by one constant is supported", n.input(1), values.size()));
+      if (values.size() != 1)
+        throw Error(fmt::format("divisor '{}' has {} elements; only a division by one constant is supported",
+                                n.input(1), values.size()));
       return values[0];
     }
     if (v.kind != Value::Kind::Dequantized || !out_.tensors[v.tensor].is_constant)
       throw Error(fmt::format("divisor '{}' is an activation; only a division by a constant is supported", n.input(1)));
     const ir::Tensor& c = out_.tensors[v.tensor];
     if (c.elements() != 1)
-      throw Error(fmt::format("divisor '{}' has {} elements; only a division by one constant is supported", n.input(1), c.elements()));
+      throw Error(fmt::format("divisor '{}' has {} elements; only a division by one constant is supported", n.input(1),
+                              c.elements()));
     std::int32_t q = 0;
     switch (c.dtype) {
-      case ir::DType::Int8: q = static_cast<std::int8_t>(c.data[0]); break;
-      case ir::DType::UInt8: q = c.data[0]; break;
-      default: throw Error(fmt::format("divisor '{}' is {}, not int8 or uint8", n.input(1), ir::dtype_name(c.dtype)));
+      case ir::DType::Int8:
+        q = static_cast<std::int8_t>(c.data[0]);
+        break;
+      case ir::DType::UInt8:
+        q = c.data[0];
+        break;
+      default:
+        throw Error(fmt::format("divisor '{}' is {}, not int8 or uint8", n.input(1), ir::dtype_name(c.dtype)));
     }
     return static_cast<float>(q - c.quant.zero_point[0]) * c.quant.scale[0];
   }
@@ -64,7 +72,8 @@ struct Import : Translator {
     const Value& v = value(n.input(1));
     const Shape c = v.kind == Value::Kind::Constant ? tensor_dims(*v.constant) : tensor(v.tensor).shape;
     if (broadcast(shape, c) != shape)
-      throw Error(fmt::format("the divisor of shape {} would change the output's shape {}", shape_text(c), shape_text(shape)));
+      throw Error(
+          fmt::format("the divisor of shape {} would change the output's shape {}", shape_text(c), shape_text(shape)));
     const Sink sink = quantized_sink(n);
     emit_to_sink(n, ir::OpKind::Div, {x}, shape, sink).attrs.divisor = d;
   }

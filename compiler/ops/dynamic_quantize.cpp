@@ -21,13 +21,17 @@ struct Import : Translator {
     allow_attributes(n, {});
     const Value& x = value(n.input(0));
     if (x.kind != Value::Kind::FloatInput)
-      throw Error(fmt::format("input '{}' must be a float graph input (tightfit runs DynamicQuantizeLinear only at the edges)", n.input(0)));
+      throw Error(
+          fmt::format("input '{}' must be a float graph input (tightfit runs DynamicQuantizeLinear only at the edges)",
+                      n.input(0)));
     if (n.output_size() != 3) throw Error("expects the outputs y, y_scale and y_zero_point");
     for (const auto& out : n.output())
       if (out.empty() || !only_graph_output(out))
-        throw Error(fmt::format("output '{}' is read by another node or is not a graph output: its scale and zero point are "
-                                "computed from the data at run time, and tightfit compiles only static quantization "
-                                "(constant scales and zero points)", out));
+        throw Error(
+            fmt::format("output '{}' is read by another node or is not a graph output: its scale and zero point are "
+                        "computed from the data at run time, and tightfit compiles only static quantization "
+                        "(constant scales and zero points)",
+                        out));
     const Shape shape = float_input_shape(n.input(0), x);
     const ir::TensorId y = add_activation(n.output(0), ir::DType::UInt8, shape, nullptr);
     pending_[y] = false;  // not statically quantized: its parameters are the other two outputs
@@ -36,7 +40,8 @@ struct Import : Translator {
     pending_[zero_point] = false;
     ir::Node& node = emit(n, ir::OpKind::DynamicQuantize, "DynamicQuantizeLinear", {x.tensor}, y);
     node.outputs = {y, scale, zero_point};
-    for (int i = 0; i < 3; ++i) set_value(n.output(i), Value{Value::Kind::Integer, node.outputs[static_cast<std::size_t>(i)], nullptr});
+    for (int i = 0; i < 3; ++i)
+      set_value(n.output(i), Value{Value::Kind::Integer, node.outputs[static_cast<std::size_t>(i)], nullptr});
   }
 };
 

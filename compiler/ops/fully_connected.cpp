@@ -20,7 +20,9 @@ struct Import : Translator {
   ir::TensorId transposed_weight(ir::TensorId kxm) {
     const ir::Tensor src = tensor(kxm);
     if (src.quant.per_channel() && src.quant.axis != 1)
-      throw Error(fmt::format("weight '{}' is quantized per row (axis 0) of a [K, M] matrix; only per output column is supported", src.name));
+      throw Error(fmt::format(
+          "weight '{}' is quantized per row (axis 0) of a [K, M] matrix; only per output column is supported",
+          src.name));
     const std::int64_t k = src.shape[0], m = src.shape[1];
     const std::size_t size = ir::dtype_size(src.dtype);
     ir::Tensor t = src;
@@ -50,10 +52,14 @@ struct Import : Translator {
     const ir::Tensor src = tensor(b);
     const std::size_t rank = src.shape.size();
     if (rank == 2) return transposed_weight(b);
-    if (rank < 2) throw Error(fmt::format("weight '{}' has shape {}; a matmul weight has rank 2 or more", src.name, shape_text(src.shape)));
+    if (rank < 2)
+      throw Error(
+          fmt::format("weight '{}' has shape {}; a matmul weight has rank 2 or more", src.name, shape_text(src.shape)));
     if (a.size() != rank || !std::equal(a.begin(), a.end() - 2, src.shape.begin()))
-      throw Error(fmt::format("weight '{}' has shape {} and input A {}: a batched matmul needs the same batch dimensions on both "
-                              "(broadcasting is not supported)", src.name, shape_text(src.shape), shape_text(a)));
+      throw Error(fmt::format(
+          "weight '{}' has shape {} and input A {}: a batched matmul needs the same batch dimensions on both "
+          "(broadcasting is not supported)",
+          src.name, shape_text(src.shape), shape_text(a)));
     if (src.quant.per_channel())
       throw Error(fmt::format("batched weight '{}' is quantized per channel; only per tensor is supported", src.name));
     std::int64_t batches = 1;
@@ -72,8 +78,9 @@ struct Import : Translator {
 
   void require_2d_weight(const ir::Tensor& w) const {
     if (w.shape.size() != 2)
-      throw Error(fmt::format("weight '{}' has shape {}; only a 2-D weight (fully connected) is supported, not a batched matmul",
-                              w.name, shape_text(w.shape)));
+      throw Error(fmt::format(
+          "weight '{}' has shape {}; only a 2-D weight (fully connected) is supported, not a batched matmul", w.name,
+          shape_text(w.shape)));
   }
 
   // A Gemm or MatMul of a float value (a float island's, or a float graph input's, as the verifier
@@ -115,8 +122,10 @@ struct Import : Translator {
     if (gemm) {
       if (int_attr(n, "transA", 0) != 0) throw Error("attribute transA=1 is not supported");
       if (float_attr(n, "alpha", 1.0f) != 1.0f) throw Error("attribute alpha other than 1 is not supported");
-      if (has_input(n, 2) && float_attr(n, "beta", 1.0f) != 1.0f) throw Error("attribute beta other than 1 is not supported");
-      if (tensor(x).shape.size() != 2) throw Error(fmt::format("Gemm input shape {} is not 2-D", shape_text(tensor(x).shape)));
+      if (has_input(n, 2) && float_attr(n, "beta", 1.0f) != 1.0f)
+        throw Error("attribute beta other than 1 is not supported");
+      if (tensor(x).shape.size() != 2)
+        throw Error(fmt::format("Gemm input shape {} is not 2-D", shape_text(tensor(x).shape)));
     }
     const bool transposed = gemm && int_attr(n, "transB", 0) != 0;
     if (!transposed) w = transposed_weight(w);
@@ -141,7 +150,8 @@ struct Import : Translator {
     const TensorProto& bc = constant_input(n, 3);
     const int column_axis = bc.dims_size() - 1;
     const Shape a_shape = tensor(a).shape;  // a copy: add_constant may move the tensors
-    const ir::TensorId w = matmul_weight(add_constant(bc, read_qparams(n, 4, 5, dtype_or_uint8(bc), column_axis)), a_shape);
+    const ir::TensorId w =
+        matmul_weight(add_constant(bc, read_qparams(n, 4, 5, dtype_or_uint8(bc), column_axis)), a_shape);
     check_weight(tensor(w), 0);
     const QParams yq = read_qparams(n, 6, 7, ir::DType::UInt8, -1);
     if (yq.quant.per_channel()) throw Error("per-channel output quantization is not supported");
@@ -233,8 +243,8 @@ struct Emit : Emission {
     p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
     p.per_channel = w.quant.scale.size() > 1 ? 1 : 0;
     const std::string block = params(id, p);
-    call(n, fmt::format("tightfit::fully_connected<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype), direction(), block,
-                        pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
+    call(n, fmt::format("tightfit::fully_connected<{}, {}{}>({}, {}, {}, {}, {}, {})", t_of(n), ctype(w.dtype),
+                        direction(), block, pointer(n.inputs[0]), weights, bias, mult, pointer(n.outputs[0])));
   }
 };
 
@@ -245,7 +255,8 @@ schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::s
   const ir::DType y = g.tensors[n.outputs[0]].dtype;
   if (y == ir::DType::Int32 || y == ir::DType::Float32 || w.shape.size() == 3 || input != 0) return {};
   const std::int64_t k = w.shape[1];
-  const tightfit::FullyConnectedParams p{emit::i32(x.elements() / k), emit::i32(k), emit::i32(w.shape[0]), 0, 0, 0, 0, 0, 0};
+  const tightfit::FullyConnectedParams p{
+      emit::i32(x.elements() / k), emit::i32(k), emit::i32(w.shape[0]), 0, 0, 0, 0, 0, 0};
   return overlap_distances(tightfit::fully_connected_distance(p), tightfit::fully_connected_up_distance(p));
 }
 

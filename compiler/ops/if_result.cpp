@@ -23,7 +23,8 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void if_result(const Node& n) {
-    call(n, fmt::format("tightfit::copy_bytes({}, {}, {})", out(n).bytes(), pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n,
+         fmt::format("tightfit::copy_bytes({}, {}, {})", out(n).bytes(), pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };
 
@@ -40,13 +41,15 @@ struct Import : import::Translator {
   const onnx::GraphProto& branch(const NodeProto& n, const char* name) {
     const auto* a = find_attr(n, name);
     if (!a || !a->has_g()) throw Error(fmt::format("the If has no {}", name));
-    if (a->g().output_size() != 1) throw Error(fmt::format("its {} has {} outputs; one is supported", name, a->g().output_size()));
+    if (a->g().output_size() != 1)
+      throw Error(fmt::format("its {} has {} outputs; one is supported", name, a->g().output_size()));
     return a->g();
   }
 
   // The branch's nodes, translated; the name of its result.
   const std::string& translate_branch(const onnx::GraphProto& g) {
-    for (const auto& t : g.initializer()) set_value(t.name(), import::Value{import::Value::Kind::Constant, ir::kNoTensor, &t});
+    for (const auto& t : g.initializer())
+      set_value(t.name(), import::Value{import::Value::Kind::Constant, ir::kNoTensor, &t});
     for (const auto& sub : g.node()) state_.translate_node(sub);
     return g.output(0).name();
   }
@@ -94,7 +97,8 @@ struct Import : import::Translator {
     }
     state_.in_branch_ = false;
     const bool is_float = tensor(output).dtype == ir::DType::Float32;
-    set_value(n.output(0), import::Value{is_float ? import::Value::Kind::Float : import::Value::Kind::Integer, output, nullptr});
+    set_value(n.output(0),
+              import::Value{is_float ? import::Value::Kind::Float : import::Value::Kind::Integer, output, nullptr});
   }
 };
 

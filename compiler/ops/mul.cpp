@@ -36,7 +36,8 @@ struct Emit : Emission {
         y.quant.scale[0], y.quant.zero_point[0], n.attrs.act_min, n.attrs.act_max);
     const std::string block = params(id, p);
     const std::string pa = operand(id, n, 0), pb = operand(id, n, 1);
-    call(n, fmt::format("tightfit::mul_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
+    call(n,
+         fmt::format("tightfit::mul_tflite<{}>({}, {}, {}, {})", ctype(y.dtype), block, pa, pb, pointer(n.outputs[0])));
   }
 };
 

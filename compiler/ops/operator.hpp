@@ -17,11 +17,11 @@ class NodeProto;
 namespace tightfit::import {
 struct ImportState;
 class Translator;
-}
+}  // namespace tightfit::import
 namespace tightfit::emit {
 struct EmissionState;
 class Emission;
-}
+}  // namespace tightfit::emit
 
 namespace tightfit::ops {
 

@@ -21,7 +21,8 @@ struct Import : Translator {
   // Pad: constant mode with the value zero (real 0 = the zero point, which is what the IR pads
   // with); for an integer tensor the pad value must be its zero point.
   std::vector<std::int64_t> pad_attrs(const NodeProto& n, const ir::Tensor& x, bool dequantized) const {
-    if (string_attr(n, "mode", "constant") != "constant") throw Error(fmt::format("mode '{}' is not supported (only constant)", string_attr(n, "mode", "")));
+    if (string_attr(n, "mode", "constant") != "constant")
+      throw Error(fmt::format("mode '{}' is not supported (only constant)", string_attr(n, "mode", "")));
     std::vector<std::int64_t> pads = opset_ < 11 ? ints_attr(n, "pads") : constant_ints(n, 1);
     if (opset_ < 11) {
       if (float_attr(n, "value", 0.0f) != 0.0f) throw Error("a pad value other than 0 is not supported");
@@ -35,17 +36,21 @@ struct Import : Translator {
           zero = values.size() == 1 && values[0] == 0.0f;
         } else if (v.kind == Value::Kind::Dequantized && out_.tensors[v.tensor].is_constant) {
           const ir::Tensor& c = out_.tensors[v.tensor];
-          zero = c.elements() == 1 && c.data.size() == 1 && static_cast<std::int32_t>(c.dtype == ir::DType::Int8
-                     ? static_cast<std::int8_t>(c.data[0]) : c.data[0]) == c.quant.zero_point[0];
+          zero = c.elements() == 1 && c.data.size() == 1 &&
+                 static_cast<std::int32_t>(c.dtype == ir::DType::Int8 ? static_cast<std::int8_t>(c.data[0])
+                                                                      : c.data[0]) == c.quant.zero_point[0];
         }
         if (!zero) throw Error("a pad value other than 0 is not supported");
       } else {
         const auto value = constant_ints(n, 2);
         // An integer graph input read by no QLinear operator before this Pad has no zero point yet.
         if (x.quant.zero_point.empty())
-          throw Error(fmt::format("the pad value cannot be checked against the zero point of '{}': no operator states "
-                                  "its quantization before this Pad", x.name));
-        if (value.size() != 1 || value[0] != x.quant.zero_point[0]) throw Error("the pad value must be the input's zero point");
+          throw Error(
+              fmt::format("the pad value cannot be checked against the zero point of '{}': no operator states "
+                          "its quantization before this Pad",
+                          x.name));
+        if (value.size() != 1 || value[0] != x.quant.zero_point[0])
+          throw Error("the pad value must be the input's zero point");
       }
     }
     return pads;

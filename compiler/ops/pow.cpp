@@ -20,16 +20,22 @@ struct Import : Translator {
     if (!has_input(n, 1)) throw Error("input 1 (the exponent) is missing");
     const Value& e = value(n.input(1));
     std::vector<float> exponent;
-    if (e.kind == Value::Kind::Constant) exponent = tensor_floats(*e.constant);
-    else if (e.kind == Value::Kind::Dequantized && tensor(e.tensor).is_constant) exponent = dequantized_elements(tensor(e.tensor));
-    else throw Error(fmt::format("exponent '{}' is an activation; only a constant exponent of 2 or 3 is supported", n.input(1)));
+    if (e.kind == Value::Kind::Constant)
+      exponent = tensor_floats(*e.constant);
+    else if (e.kind == Value::Kind::Dequantized && tensor(e.tensor).is_constant)
+      exponent = dequantized_elements(tensor(e.tensor));
+    else
+      throw Error(
+          fmt::format("exponent '{}' is an activation; only a constant exponent of 2 or 3 is supported", n.input(1)));
     if (exponent.size() != 1 || (exponent[0] != 2.0f && exponent[0] != 3.0f))
-      throw Error(fmt::format("exponent '{}' is not one value of 2 or 3 (other exponents are not supported)", n.input(1)));
+      throw Error(
+          fmt::format("exponent '{}' is not one value of 2 or 3 (other exponents are not supported)", n.input(1)));
     const ir::TensorId x = float_operand(n, 0);
     const Shape& shape = tensor(x).shape;
     const Shape c = e.kind == Value::Kind::Constant ? tensor_dims(*e.constant) : tensor(e.tensor).shape;
     if (broadcast(shape, c) != shape)
-      throw Error(fmt::format("the exponent of shape {} would change the output's shape {}", shape_text(c), shape_text(shape)));
+      throw Error(
+          fmt::format("the exponent of shape {} would change the output's shape {}", shape_text(c), shape_text(shape)));
     float_node(n, ir::OpKind::Pow, {x}, shape).attrs.alpha = exponent[0];
   }
 };

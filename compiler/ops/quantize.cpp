@@ -15,15 +15,16 @@ struct Import : Translator {
 
   void quantize_linear(const NodeProto& n) {
     const Value& x = value(n.input(0));
-    const Shape shape = x.kind == Value::Kind::Constant    ? tensor_dims(*x.constant)
+    const Shape shape = x.kind == Value::Kind::Constant     ? tensor_dims(*x.constant)
                         : x.kind == Value::Kind::FloatInput ? float_input_shape(n.input(0), x)
                                                             : tensor(x.tensor).shape;
     const QParams q = read_qparams(n, 1, 2, ir::DType::UInt8, linear_axis(n, shape.size()));
     const std::string& y = n.output(0);
     if (q.quant.per_channel() && x.kind != Value::Kind::Constant &&
         !(x.kind == Value::Kind::FloatInput && only_graph_output(y)))
-      throw Error("per-channel quantization of an activation is not supported (only of constant weights, or of a float "
-                  "graph input straight into a graph output)");
+      throw Error(
+          "per-channel quantization of an activation is not supported (only of constant weights, or of a float "
+          "graph input straight into a graph output)");
     if (q.dtype == ir::DType::Int32) throw Error("quantizing to int32 is not supported");
     if (x.kind == Value::Kind::Constant) return quantize_constant(*x.constant, q, y);
     if (x.kind == Value::Kind::FloatInput) {
@@ -40,13 +41,16 @@ struct Import : Translator {
     }
     if (x.kind == Value::Kind::Dequantized && !tensor(x.tensor).is_constant) {
       const ir::Tensor& src = tensor(x.tensor);
-      if (src.dtype == q.dtype && same_quant(src.quant, q.quant)) return set_value(y, Value{Value::Kind::Integer, x.tensor, nullptr});
+      if (src.dtype == q.dtype && same_quant(src.quant, q.quant))
+        return set_value(y, Value{Value::Kind::Integer, x.tensor, nullptr});
       const ir::TensorId out = add_activation(y, q.dtype, shape, &q.quant);
       emit(n, ir::OpKind::Requantize, "QuantizeLinear (requantize)", {x.tensor}, out);
       return set_value(y, Value{Value::Kind::Integer, out, nullptr});
     }
-    throw Error(fmt::format("input '{}' is not a float graph input, a constant, a dequantized activation or a float "
-                            "island's value; a QuantizeLinear anywhere else cannot be folded exactly", n.input(0)));
+    throw Error(
+        fmt::format("input '{}' is not a float graph input, a constant, a dequantized activation or a float "
+                    "island's value; a QuantizeLinear anywhere else cannot be folded exactly",
+                    n.input(0)));
   }
 
   // A float constant quantized in the graph (ORT's quantizer treats a Constant node's output as an
@@ -67,7 +71,8 @@ struct Import : Translator {
     out.set_data_type(onnx_elem_type(q.dtype));
     std::string bytes(values.size(), '\0');
     for (std::size_t i = 0; i < values.size(); ++i) {
-      const std::size_t channel = q.quant.per_channel() ? static_cast<std::size_t>(i / inner) % q.quant.scale.size() : 0;
+      const std::size_t channel =
+          q.quant.per_channel() ? static_cast<std::size_t>(i / inner) % q.quant.scale.size() : 0;
       QParams one;
       one.dtype = q.dtype;
       one.quant.scale = {q.quant.scale[channel]};
@@ -97,7 +102,8 @@ struct Emit : Emission {
     tightfit::QuantizeParams p{};
     p.count = i32(y.elements()), p.scale = y.quant.scale[0], p.zero_point = y.quant.zero_point[0];
     const std::string block = params(id, p);
-    call(n, fmt::format("tightfit::quantize<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n, fmt::format("tightfit::quantize<{}>({}, {}, {})", ctype(y.dtype), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
   }
 };
 

@@ -26,7 +26,8 @@ struct Import : Translator {
   std::vector<std::int64_t> reduced_axes(const NodeProto& n, std::size_t rank) const {
     std::vector<std::int64_t> axes = ints_attr(n, "axes");
     if (axes.empty()) {
-      if (int_attr(n, "noop_with_empty_axes", 0) != 0) throw Error("noop_with_empty_axes=1 without axes is not supported");
+      if (int_attr(n, "noop_with_empty_axes", 0) != 0)
+        throw Error("noop_with_empty_axes=1 without axes is not supported");
       for (std::size_t a = 0; a < rank; ++a) axes.push_back(static_cast<std::int64_t>(a));
     }
     for (auto& a : axes) a = normalize_axis(a, rank);
@@ -74,11 +75,13 @@ struct Import : Translator {
     const Sink sink = quantized_sink(n);
     if (xs.size() == 4 && axes == std::vector<std::int64_t>{2, 3}) {
       if (keepdims) {
-        emit_to_sink(n, ir::OpKind::GlobalAveragePool, {x}, kept, sink).onnx_op = "ReduceMean" + sink.fused + " (QDQ, as GlobalAveragePool)";
+        emit_to_sink(n, ir::OpKind::GlobalAveragePool, {x}, kept, sink).onnx_op =
+            "ReduceMean" + sink.fused + " (QDQ, as GlobalAveragePool)";
         return;
       }
       const ir::TensorId pooled = add_activation(sink.name + ":pooled", sink.q.dtype, kept, &sink.q.quant);
-      ir::Node& pool = emit(n, ir::OpKind::GlobalAveragePool, "ReduceMean" + sink.fused + " (QDQ, as GlobalAveragePool)", {x}, pooled);
+      ir::Node& pool = emit(n, ir::OpKind::GlobalAveragePool,
+                            "ReduceMean" + sink.fused + " (QDQ, as GlobalAveragePool)", {x}, pooled);
       pool.attrs.act_min = sink.act_min;
       pool.attrs.act_max = sink.act_max;
       const ir::TensorId out = add_activation(sink.name, sink.q.dtype, y, &sink.q.quant);
@@ -137,7 +140,8 @@ struct Emit : Emission {
       }
       p.kept_dims[d] = i32(x.shape[m]);
       // The ONNX axis of y that this kept axis becomes, then where y holds it in memory.
-      const std::int64_t before = std::count_if(n.attrs.axes.begin(), n.attrs.axes.end(), [a](std::int64_t r) { return r < a; });
+      const std::int64_t before =
+          std::count_if(n.attrs.axes.begin(), n.attrs.axes.end(), [a](std::int64_t r) { return r < a; });
       const std::size_t y_axis = static_cast<std::size_t>(keepdims ? a : a - before);
       p.out_strides[d] = i32(out_strides[memory_axis(y, y_axis)]);
     }
@@ -161,11 +165,13 @@ struct Emit : Emission {
     }
     if (in_float) {
       const std::string block = float_block();
-      call(n, fmt::format("tightfit::reduce_mean_float({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+      call(n,
+           fmt::format("tightfit::reduce_mean_float({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
       return;
     }
     if (tflite()) {  // TFLite Micro's MEAN: 1/count inside a fixed-point multiplier
-      const tightfit::QuantizedMultiplier m = tightfit::tflite_mean_multiplier(x.quant.scale[0], y.quant.scale[0], count);
+      const tightfit::QuantizedMultiplier m =
+          tightfit::tflite_mean_multiplier(x.quant.scale[0], y.quant.scale[0], count);
       tightfit::ReduceMeanTfliteParams t{};  // ReduceMeanParams' geometry
       std::copy(std::begin(p.kept_dims), std::end(p.kept_dims), t.kept_dims);
       std::copy(std::begin(p.reduced_dims), std::end(p.reduced_dims), t.reduced_dims);
@@ -184,7 +190,8 @@ struct Emit : Emission {
     p.output_scale = y.quant.scale[0], p.output_zero_point = y.quant.zero_point[0];
     p.output_min = n.attrs.act_min, p.output_max = n.attrs.act_max;
     const std::string block = params(id, p);
-    call(n, fmt::format("tightfit::reduce_mean<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n, fmt::format("tightfit::reduce_mean<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
   }
 };
 

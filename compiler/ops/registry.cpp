@@ -39,9 +39,11 @@ const std::vector<const Operator*>& operators() {
     };
     for (std::size_t i = 0; i < t.size(); ++i) {
       if (static_cast<std::size_t>(t[i]->kind) != i)
-        throw Error(std::string("internal error: operator ") + ir::op_name(t[i]->kind) + " is out of place in the table");
+        throw Error(std::string("internal error: operator ") + ir::op_name(t[i]->kind) +
+                    " is out of place in the table");
       if (const char* rule = unstated_rule(*t[i]))
-        throw Error(std::string("internal error: operator ") + ir::op_name(t[i]->kind) + " states no " + rule + " rule");
+        throw Error(std::string("internal error: operator ") + ir::op_name(t[i]->kind) + " states no " + rule +
+                    " rule");
     }
     return t;
   }();

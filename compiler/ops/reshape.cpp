@@ -18,15 +18,18 @@ struct Import : Translator {
   }
 
   void flatten(const NodeProto& n) {
-    data_movement(n, ir::OpKind::Reshape,
-                  [&](const ir::Tensor& x, bool, ir::Attrs&) { return import::flatten(x.shape, int_attr(n, "axis", 1)); });
+    data_movement(n, ir::OpKind::Reshape, [&](const ir::Tensor& x, bool, ir::Attrs&) {
+      return import::flatten(x.shape, int_attr(n, "axis", 1));
+    });
   }
 
   // Squeeze and Unsqueeze.
   void squeeze(const NodeProto& n) {
     data_movement(n, ir::OpKind::Reshape, [&](const ir::Tensor& x, bool, ir::Attrs&) {
       const std::string& op = n.op_type();
-      const std::vector<std::int64_t> axes = opset_ < 13 ? ints_attr(n, "axes") : has_input(n, 1) ? constant_ints(n, 1) : std::vector<std::int64_t>{};
+      const std::vector<std::int64_t> axes = opset_ < 13       ? ints_attr(n, "axes")
+                                             : has_input(n, 1) ? constant_ints(n, 1)
+                                                               : std::vector<std::int64_t>{};
       if (op == "Unsqueeze" && axes.empty()) throw Error("Unsqueeze needs axes");
       return op == "Squeeze" ? import::squeeze(x.shape, axes) : import::unsqueeze(x.shape, axes);
     });
@@ -37,8 +40,10 @@ struct Import : Translator {
     const Value& in = value(n.input(0));
     const int to = static_cast<int>(int_attr(n, "to", 0));
     int from = onnx::TensorProto::FLOAT;
-    if (in.kind == Value::Kind::Constant) from = in.constant->data_type();
-    else if (in.kind == Value::Kind::Integer) from = import::onnx_elem_type(tensor(in.tensor).dtype);
+    if (in.kind == Value::Kind::Constant)
+      from = in.constant->data_type();
+    else if (in.kind == Value::Kind::Integer)
+      from = import::onnx_elem_type(tensor(in.tensor).dtype);
     if (from != to)
       throw Error(fmt::format("Cast from {} to {} is not supported (only a Cast to the type its input has, an alias)",
                               onnx_type_name(from), onnx_type_name(to)));

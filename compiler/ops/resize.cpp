@@ -15,7 +15,8 @@ struct Import : Translator {
     data_movement(n, ir::OpKind::Resize, [&](const ir::Tensor& x, bool, ir::Attrs& attrs) {
       attrs.scales = resize_scales(n, x.shape);
       Shape y;
-      for (std::size_t i = 0; i < x.shape.size(); ++i) y.push_back(x.shape[i] * static_cast<std::int64_t>(attrs.scales[i]));
+      for (std::size_t i = 0; i < x.shape.size(); ++i)
+        y.push_back(x.shape[i] * static_cast<std::int64_t>(attrs.scales[i]));
       return y;
     });
   }
@@ -24,24 +25,28 @@ struct Import : Translator {
   // That is what ONNX computes for (asymmetric, floor) and, with whole factors, for
   // (half_pixel or pytorch_half_pixel, round_prefer_floor or round_prefer_ceil).
   std::vector<float> resize_scales(const NodeProto& n, const Shape& x) const {
-    if (string_attr(n, "mode", "nearest") != "nearest") throw Error(fmt::format("mode '{}' is not supported (only nearest)", string_attr(n, "mode", "")));
+    if (string_attr(n, "mode", "nearest") != "nearest")
+      throw Error(fmt::format("mode '{}' is not supported (only nearest)", string_attr(n, "mode", "")));
     const std::string ctm = string_attr(n, "coordinate_transformation_mode", "half_pixel");
     const std::string nearest = string_attr(n, "nearest_mode", "round_prefer_floor");
     const bool asymmetric_floor = ctm == "asymmetric" && nearest == "floor";
     const bool half_pixel_round = (ctm == "half_pixel" || ctm == "pytorch_half_pixel") &&
                                   (nearest == "round_prefer_floor" || nearest == "round_prefer_ceil");
     if (opset_ >= 11 && !asymmetric_floor && !half_pixel_round)
-      throw Error(fmt::format("coordinate_transformation_mode '{}' with nearest_mode '{}' is not supported", ctm, nearest));
+      throw Error(
+          fmt::format("coordinate_transformation_mode '{}' with nearest_mode '{}' is not supported", ctm, nearest));
     if (int_attr(n, "exclude_outside", 0) != 0) throw Error("attribute exclude_outside=1 is not supported");
     std::vector<float> scales;
     const int scales_index = opset_ < 11 ? 1 : 2;
-    if (has_input(n, scales_index) && !constant(n.input(scales_index)).dims().empty() && constant(n.input(scales_index)).dims(0) > 0) {
+    if (has_input(n, scales_index) && !constant(n.input(scales_index)).dims().empty() &&
+        constant(n.input(scales_index)).dims(0) > 0) {
       scales = constant_floats(n, scales_index);
     } else if (has_input(n, 3)) {
       const auto sizes = constant_ints(n, 3);
       if (sizes.size() != x.size()) throw Error("sizes has the wrong length");
       for (std::size_t i = 0; i < x.size(); ++i) {
-        if (sizes[i] % x[i] != 0) throw Error(fmt::format("output size {} is not a whole multiple of {}", sizes[i], x[i]));
+        if (sizes[i] % x[i] != 0)
+          throw Error(fmt::format("output size {} is not a whole multiple of {}", sizes[i], x[i]));
         scales.push_back(static_cast<float>(sizes[i] / x[i]));
       }
     } else {
@@ -49,7 +54,8 @@ struct Import : Translator {
     }
     if (scales.size() != x.size()) throw Error(fmt::format("{} scales for rank {}", scales.size(), x.size()));
     for (float s : scales)
-      if (!(s >= 1.0f) || s != std::floor(s) || s > 4096.0f) throw Error(fmt::format("scale {} is not a whole factor of at least 1", s));
+      if (!(s >= 1.0f) || s != std::floor(s) || s > 4096.0f)
+        throw Error(fmt::format("scale {} is not a whole factor of at least 1", s));
     return scales;
   }
 };

@@ -48,7 +48,8 @@ struct Import : import::Translator {
       throw Error(fmt::format("{} '{}' must be a constant (an initializer)", what, n.input(index)));
     }
     if (dims != shape)
-      throw Error(fmt::format("{} '{}' has shape {}, not {}", what, n.input(index), import::shape_text(dims), import::shape_text(shape)));
+      throw Error(fmt::format("{} '{}' has shape {}, not {}", what, n.input(index), import::shape_text(dims),
+                              import::shape_text(shape)));
     return values;
   }
 
@@ -62,11 +63,13 @@ struct Import : import::Translator {
     if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
       throw Error(fmt::format("attribute 'direction' is '{}'", direction));
     const std::int64_t directions = direction == "bidirectional" ? 2 : 1;
-    if (int_attr(n, "layout", 0) != 0) throw Error("attribute 'layout' 1 (batch first) is not supported; only layout 0");
+    if (int_attr(n, "layout", 0) != 0)
+      throw Error("attribute 'layout' 1 (batch first) is not supported; only layout 0");
     if (find_attr(n, "clip")) throw Error("attribute 'clip' is not supported (only the default, no clip)");
     if (int_attr(n, "input_forget", 0) != 0) throw Error("attribute 'input_forget' 1 is not supported");
     for (const char* a : {"activation_alpha", "activation_beta"})
-      if (find_attr(n, a)) throw Error(fmt::format("attribute '{}' is not supported (only the default activations)", a));
+      if (find_attr(n, a))
+        throw Error(fmt::format("attribute '{}' is not supported (only the default activations)", a));
     if (const auto* a = find_attr(n, "activations")) {
       std::vector<std::string> want;
       for (std::int64_t d = 0; d < directions; ++d) want.insert(want.end(), activations.begin(), activations.end());
@@ -76,12 +79,14 @@ struct Import : import::Translator {
         for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         got.push_back(lower);
       }
-      if (got != want) throw Error("attribute 'activations' is not the default; only the default activations are supported");
+      if (got != want)
+        throw Error("attribute 'activations' is not the default; only the default activations are supported");
     }
 
     const ir::TensorId x = float_input(n, 0);
     const Shape xs = tensor(x).shape;
-    if (xs.size() != 3) throw Error(fmt::format("input X has shape {}, not [seq_length, batch, input_size]", import::shape_text(xs)));
+    if (xs.size() != 3)
+      throw Error(fmt::format("input X has shape {}, not [seq_length, batch, input_size]", import::shape_text(xs)));
     const std::int64_t hidden = int_attr(n, "hidden_size", 0);
     if (hidden < 1) throw Error("attribute 'hidden_size' is missing");
     const std::int64_t seq = xs[0], batch = xs[1], input_size = xs[2];
@@ -91,7 +96,8 @@ struct Import : import::Translator {
     for (const auto& [t, shape, what] : {std::tuple{w, ws, "W"}, std::tuple{r, rs, "R"}}) {
       if (!tensor(t).is_constant) throw Error(fmt::format("{} must be a constant (an initializer)", what));
       if (tensor(t).shape != shape)
-        throw Error(fmt::format("{} has shape {}, not {}", what, import::shape_text(tensor(t).shape), import::shape_text(shape)));
+        throw Error(fmt::format("{} has shape {}, not {}", what, import::shape_text(tensor(t).shape),
+                                import::shape_text(shape)));
     }
     const bool linear_before_reset = int_attr(n, "linear_before_reset", 0) != 0;
     ir::TensorId bias = ir::kNoTensor;
@@ -104,7 +110,8 @@ struct Import : import::Translator {
       const std::vector<std::int64_t> lens = constant_ints(n, 4);
       for (std::int64_t len : lens)
         if (len != seq)
-          throw Error(fmt::format("input sequence_lens holds {}: only sequences of the whole length {} are supported", len, seq));
+          throw Error(fmt::format("input sequence_lens holds {}: only sequences of the whole length {} are supported",
+                                  len, seq));
     }
     const Shape state = {directions, batch, hidden};
     std::vector<ir::TensorId> inputs = {x, w, r, bias};
@@ -136,7 +143,8 @@ struct Import : import::Translator {
                         (graph_outputs_.count(n.output(k)) || consumers_.count(n.output(k)));
       node.attrs.rnn_outputs.push_back(used);
       if (!used) continue;
-      const ir::TensorId y = add_activation(n.output(k), ir::DType::Float32, k == 0 ? Shape{seq, directions, batch, hidden} : state, nullptr);
+      const ir::TensorId y = add_activation(n.output(k), ir::DType::Float32,
+                                            k == 0 ? Shape{seq, directions, batch, hidden} : state, nullptr);
       set_value(n.output(k), import::Value{import::Value::Kind::Float, y, nullptr});
       node.outputs.push_back(y);
     }

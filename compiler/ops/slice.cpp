@@ -58,9 +58,11 @@ struct Import : Translator {
     const Shape xs = tensor(x).shape;
     const std::size_t axis = static_cast<std::size_t>(normalize_axis(int_attr(n, "axis", 0), xs.size()));
     const std::int64_t dim = xs[axis], parts = n.output_size();
-    std::vector<std::int64_t> sizes = opset_ >= 13 ? (has_input(n, 1) ? constant_ints(n, 1) : std::vector<std::int64_t>{}) : ints_attr(n, "split");
+    std::vector<std::int64_t> sizes =
+        opset_ >= 13 ? (has_input(n, 1) ? constant_ints(n, 1) : std::vector<std::int64_t>{}) : ints_attr(n, "split");
     if (sizes.empty()) {
-      if (dim % parts != 0) throw Error(fmt::format("axis {} of {} elements does not split into {} equal parts", axis, dim, parts));
+      if (dim % parts != 0)
+        throw Error(fmt::format("axis {} of {} elements does not split into {} equal parts", axis, dim, parts));
       sizes.assign(static_cast<std::size_t>(parts), dim / parts);
     }
     if (static_cast<std::int64_t>(sizes.size()) != parts)
@@ -81,7 +83,8 @@ struct Import : Translator {
       }
       begin += sizes[k];
     }
-    if (begin != dim) throw Error(fmt::format("split sizes add up to {}, not the {} elements of axis {}", begin, dim, axis));
+    if (begin != dim)
+      throw Error(fmt::format("split sizes add up to {}, not the {} elements of axis {}", begin, dim, axis));
   }
 };
 
@@ -105,7 +108,8 @@ struct Emit : Emission {
     }
     p.offset = i32(offset);
     const std::string block = params(id, p);
-    call(n, fmt::format("tightfit::slice<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n,
+         fmt::format("tightfit::slice<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]), pointer(n.outputs[0])));
   }
 };
 

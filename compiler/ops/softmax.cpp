@@ -75,9 +75,11 @@ struct Emit : Emission {
     const std::int64_t row = x.shape.back();
     if (tflite()) {
       // CMSIS-NN's arm_softmax_s8 (int8 in, scale 1/256 and zero point -128 out: passes/numerics.cpp).
-      const tightfit::SoftmaxTfliteParams p = tightfit::tflite_softmax_params(i32(x.elements() / row), i32(row), x.quant.scale[0]);
+      const tightfit::SoftmaxTfliteParams p =
+          tightfit::tflite_softmax_params(i32(x.elements() / row), i32(row), x.quant.scale[0]);
       const std::string block = params(id, p);
-      return call(n, fmt::format("tightfit::softmax_tflite({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
+      return call(
+          n, fmt::format("tightfit::softmax_tflite({}, {}, {})", block, pointer(n.inputs[0]), pointer(n.outputs[0])));
     }
     float table[256];
     tightfit::build_softmax_table(x.quant.scale[0], i32(row), x.dtype == DType::Int8, table);

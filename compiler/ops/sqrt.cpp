@@ -16,7 +16,8 @@ struct Emit : Emission {
 
   void sqrt(const Node& n) {
     require_float(n, {0});
-    call(n, fmt::format("tightfit::sqrt_float({}, {}, {})", out(n).elements(), pointer(n.inputs[0]), pointer(n.outputs[0])));
+    call(n, fmt::format("tightfit::sqrt_float({}, {}, {})", out(n).elements(), pointer(n.inputs[0]),
+                        pointer(n.outputs[0])));
   }
 };
 

@@ -45,8 +45,8 @@ bool windows_touch_image(const ir::Attrs& a, const std::array<std::int64_t, 4>& 
 
 // Whether `consumer` computes the same with the pads `combined` on the unpadded input `x` as it
 // does on the padded tensor `padded` with its own pads; `producer` wrote x (nullptr: a graph input).
-bool pool_folds(const ir::Node& consumer, const ir::Node* producer, const ir::Tensor& x,
-                const ir::Tensor& padded, const std::array<std::int64_t, 4>& combined) {
+bool pool_folds(const ir::Node& consumer, const ir::Node* producer, const ir::Tensor& x, const ir::Tensor& padded,
+                const std::array<std::int64_t, 4>& combined) {
   const ir::Attrs& a = consumer.attrs;
   if (a.ceil_mode || a.kernel_shape.size() != 2 || !windows_touch_image(a, combined)) return false;
   const bool own_pads = std::any_of(a.pads.begin(), a.pads.end(), [](std::int64_t v) { return v != 0; });
@@ -76,8 +76,8 @@ std::vector<PadFold> fold_pads(ir::Graph& g) {
     if (pad.op != ir::OpKind::Pad) continue;
     const ir::TensorId x = pad.inputs[0], padded = pad.outputs[0];
     const auto pads = spatial_pads(pad);
-    if (!pads || g.tensors[x].shape.size() != 4 || readers[padded] != 1 || !same_quant(g.tensors[x], g.tensors[padded]) ||
-        g.tensors[x].quant.zero_point.size() != 1)
+    if (!pads || g.tensors[x].shape.size() != 4 || readers[padded] != 1 ||
+        !same_quant(g.tensors[x], g.tensors[padded]) || g.tensors[x].quant.zero_point.size() != 1)
       continue;
     auto reader = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const ir::Node& n) {
       return std::find(n.inputs.begin(), n.inputs.end(), padded) != n.inputs.end();

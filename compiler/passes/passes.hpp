@@ -27,11 +27,11 @@ void fuse_channel_shuffles(ir::Graph& graph);
 
 // A Pad folded into the padding of the node that reads it (fold_pads()).
 struct PadFold {
-  std::string pad;                    // the Pad node, gone
-  std::string into;                   // the node whose pads grew
-  std::string into_op;                // its operator (ir::op_name)
-  std::string tensor;                 // the padded tensor, gone with its buffer
-  std::uint64_t bytes = 0;            // that tensor's size
+  std::string pad;                     // the Pad node, gone
+  std::string into;                    // the node whose pads grew
+  std::string into_op;                 // its operator (ir::op_name)
+  std::string tensor;                  // the padded tensor, gone with its buffer
+  std::uint64_t bytes = 0;             // that tensor's size
   std::array<std::int64_t, 4> pads{};  // the folded pads: top, left, bottom, right
 };
 
@@ -43,15 +43,15 @@ std::vector<PadFold> fold_pads(ir::Graph& graph);
 
 // A Concat input its producer writes in place (zero_copy_concats()).
 struct InPlaceInput {
-  std::string concat;            // the Concat node
-  std::string producer;          // the node that writes the input into the Concat's output
-  std::string producer_op;       // its operator (ir::op_name)
-  std::string tensor;            // the input, with no buffer of its own any more
-  std::uint64_t bytes = 0;       // its size
+  std::string concat;       // the Concat node
+  std::string producer;     // the node that writes the input into the Concat's output
+  std::string producer_op;  // its operator (ir::op_name)
+  std::string tensor;       // the input, with no buffer of its own any more
+  std::uint64_t bytes = 0;  // its size
   ir::TensorId input = ir::kNoTensor, output = ir::kNoTensor;  // the input and the Concat's output
-  std::int64_t offset = 0;       // where it starts in the output, in elements
-  std::int64_t pixel_stride = 0;  // elements from one of its pixels to the next
-  bool contiguous = false;       // its part of the output is one block
+  std::int64_t offset = 0;                                     // where it starts in the output, in elements
+  std::int64_t pixel_stride = 0;                               // elements from one of its pixels to the next
+  bool contiguous = false;                                     // its part of the output is one block
 };
 
 // Every Concat input that the Concat only copies and that its producer can write in place

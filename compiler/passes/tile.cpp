@@ -286,9 +286,9 @@ class StageTiler {
 
   void add_tile(const Tile& tile, std::size_t tile_index) {
     const int b = static_cast<int>(tile_index) / stage_.columns, c = static_cast<int>(tile_index) % stage_.columns;
-    const std::string tile_name = whole_rows_ ? fmt::format("band {}/{}", b + 1, stage_.tiles)
-                                              : fmt::format("band {}/{}, column {}/{}", b + 1, stage_.tiles, c + 1,
-                                                            stage_.columns);
+    const std::string tile_name =
+        whole_rows_ ? fmt::format("band {}/{}", b + 1, stage_.tiles)
+                    : fmt::format("band {}/{}, column {}/{}", b + 1, stage_.tiles, c + 1, stage_.columns);
     const std::map<ir::TensorId, ir::TensorId> made = make_tensors(tile);
     // The stage's input: whole rows are read in place; a tile narrower than the image copies its
     // columns once, and its nodes read their parts of that copy.
@@ -470,7 +470,7 @@ class StageTiler {
   ir::TensorId holder_ = shape_.input;  // the tensor that holds the input's bytes
   std::int64_t holder_offset_ = 0;
   TiledStage result_;
-  ir::Node concat_;                        // of the bands, along H
+  ir::Node concat_;  // of the bands, along H
   std::vector<ir::Node> tiled_nodes_;
   std::vector<ir::TensorId> band_columns_;  // the current band's tiles of the output
 };
@@ -480,7 +480,8 @@ class StageTiler {
 std::optional<Stage> stage_of_steps(const ir::Graph& g, int first, int last) {
   std::vector<int> nodes;
   for (int v = first; v <= last; ++v) nodes.push_back(v);
-  if (first < 0 || last >= static_cast<int>(g.nodes.size()) || !stage_shape(g, tensor_uses(g), nodes)) return std::nullopt;
+  if (first < 0 || last >= static_cast<int>(g.nodes.size()) || !stage_shape(g, tensor_uses(g), nodes))
+    return std::nullopt;
   Stage stage;
   for (const int v : nodes) stage.nodes.push_back(g.nodes[v].name);
   return stage;

@@ -14,7 +14,12 @@ namespace {
 class Verifier {
  public:
   Verifier(const ir::Graph& g, const char* after_pass)
-      : g_(g), after_pass_(after_pass), produced_(g.tensors.size(), false), written_in_place_(g.tensors.size(), false), edge_only_(g.tensors.size(), true), dynamic_(g.tensors.size(), false),
+      : g_(g),
+        after_pass_(after_pass),
+        produced_(g.tensors.size(), false),
+        written_in_place_(g.tensors.size(), false),
+        edge_only_(g.tensors.size(), true),
+        dynamic_(g.tensors.size(), false),
         producer_guard_(g.tensors.size()) {
     for (const auto& n : g.nodes) {
       if (n.op == ir::OpKind::DynamicQuantize)
@@ -59,15 +64,18 @@ class Verifier {
   }
 
   void check_id(ir::TensorId id, const char* role) const {
-    if (id < 0 || id >= static_cast<ir::TensorId>(g_.tensors.size())) fail(fmt::format("{} id {} out of range", role, id));
+    if (id < 0 || id >= static_cast<ir::TensorId>(g_.tensors.size()))
+      fail(fmt::format("{} id {} out of range", role, id));
   }
 
   void produce(ir::TensorId id, const ir::Node& n) {
     // The If's output: written by the last node of each branch (then first), then read as the graph's.
-    const bool else_result = n.op == ir::OpKind::IfResult && !n.guard.then_branch && producer_guard_[id].excludes(n.guard);
+    const bool else_result =
+        n.op == ir::OpKind::IfResult && !n.guard.then_branch && producer_guard_[id].excludes(n.guard);
     if (produced_[id] && !else_result) fail(fmt::format("tensor '{}' is produced twice", g_.tensors[id].name));
     produced_[id] = true;
-    for (ir::TensorId h = g_.tensors[id].slice_of; h != ir::kNoTensor; h = g_.tensors[h].slice_of) written_in_place_[h] = true;
+    for (ir::TensorId h = g_.tensors[id].slice_of; h != ir::kNoTensor; h = g_.tensors[h].slice_of)
+      written_in_place_[h] = true;
     producer_guard_[id] = n.op == ir::OpKind::IfResult && !n.guard.then_branch ? ir::Guard{} : n.guard;
   }
 
@@ -93,11 +101,13 @@ class Verifier {
       const bool continues = inside && before.condition == g.condition && before.then_branch == g.then_branch &&
                              !closes_if(*previous_, true);
       const bool starts_then = !inside && g.then_branch;
-      const bool starts_else = inside && before.condition == g.condition && closes_if(*previous_, true) && !g.then_branch;
+      const bool starts_else =
+          inside && before.condition == g.condition && closes_if(*previous_, true) && !g.then_branch;
       if (!continues && !starts_then && !starts_else)
-        fail(fmt::format("node '{}' of the {} branch of the If on '{}' is out of place: a branch's nodes follow one "
-                         "another, the then branch's first, each ending with an IfResult",
-                         n.name, g.then_branch ? "then" : "else", c.name));
+        fail(
+            fmt::format("node '{}' of the {} branch of the If on '{}' is out of place: a branch's nodes follow one "
+                        "another, the then branch's first, each ending with an IfResult",
+                        n.name, g.then_branch ? "then" : "else", c.name));
     } else if (inside) {
       fail(fmt::format("node '{}' runs always but lies inside a branch of an If, after '{}'", n.name, previous_->name));
     }
@@ -123,7 +133,8 @@ class Verifier {
     }
     if (!t.quantized) {
       // int32 accumulators, and the outputs of a DynamicQuantize (parameters computed at run time).
-      if (t.dtype != ir::DType::Int32 && !dynamic_[id]) fail(fmt::format("integer tensor '{}' has no quantization", t.name));
+      if (t.dtype != ir::DType::Int32 && !dynamic_[id])
+        fail(fmt::format("integer tensor '{}' has no quantization", t.name));
       return;
     }
     const ir::Quant& q = t.quant;
@@ -133,11 +144,14 @@ class Verifier {
       fail(fmt::format("tensor '{}' is per-channel but is not a constant or has axis {} out of range", t.name, q.axis));
     const std::size_t channels = q.per_channel() ? static_cast<std::size_t>(t.shape[q.axis]) : 1;
     if (q.scale.size() != channels || q.zero_point.size() != channels)
-      fail(fmt::format("tensor '{}' has {} scales and {} zero points for {} channels", t.name, q.scale.size(), q.zero_point.size(), channels));
+      fail(fmt::format("tensor '{}' has {} scales and {} zero points for {} channels", t.name, q.scale.size(),
+                       q.zero_point.size(), channels));
     const ir::DTypeRange lim = ir::dtype_range(t.dtype);
     for (std::size_t c = 0; c < channels; ++c) {
-      if (!(q.scale[c] > 0) || !std::isfinite(q.scale[c])) fail(fmt::format("tensor '{}' has scale {}", t.name, q.scale[c]));
-      if (q.zero_point[c] < lim.min || q.zero_point[c] > lim.max) fail(fmt::format("tensor '{}' has zero point {} outside {}", t.name, q.zero_point[c], ir::dtype_name(t.dtype)));
+      if (!(q.scale[c] > 0) || !std::isfinite(q.scale[c]))
+        fail(fmt::format("tensor '{}' has scale {}", t.name, q.scale[c]));
+      if (q.zero_point[c] < lim.min || q.zero_point[c] > lim.max)
+        fail(fmt::format("tensor '{}' has zero point {} outside {}", t.name, q.zero_point[c], ir::dtype_name(t.dtype)));
     }
   }
 
@@ -156,15 +170,17 @@ class Verifier {
     const ir::Tensor& h = g_.tensors[t.slice_of];
     if (t.is_constant || h.is_constant) fail(fmt::format("constant '{}' lies in another tensor or holds one", t.name));
     if (t.dtype != h.dtype)
-      fail(fmt::format("tensor '{}' ({}) lies in '{}' ({})", t.name, ir::dtype_name(t.dtype), h.name, ir::dtype_name(h.dtype)));
+      fail(fmt::format("tensor '{}' ({}) lies in '{}' ({})", t.name, ir::dtype_name(t.dtype), h.name,
+                       ir::dtype_name(h.dtype)));
     const std::int64_t pixel = t.shape.empty() ? 1 : t.shape.back();
     const std::int64_t pixels = t.elements() / pixel;
     const std::int64_t stride = t.slice_pixel_stride == 0 ? pixel : t.slice_pixel_stride;
     if (t.slice_offset < 0 || (pixels > 1 && stride < pixel) ||
         t.slice_offset + (pixels - 1) * stride + pixel > h.elements())
-      fail(fmt::format("tensor '{}' ({} pixels of {} elements, every {} from element {}) does not fit in '{}' ({} "
-                       "elements)",
-                       t.name, pixels, pixel, stride, t.slice_offset, h.name, h.elements()));
+      fail(
+          fmt::format("tensor '{}' ({} pixels of {} elements, every {} from element {}) does not fit in '{}' ({} "
+                      "elements)",
+                      t.name, pixels, pixel, stride, t.slice_offset, h.name, h.elements()));
   }
 
   // Whether the bytes of `id` hold values when a node reads it: it was produced, or a tensor it
@@ -179,19 +195,22 @@ class Verifier {
     for (auto id : n.inputs) {
       if (id == ir::kNoTensor) continue;
       check_id(id, "node input");
-      if (!holds_values(id)) fail(fmt::format("node '{}' reads '{}' before it is produced", n.name, g_.tensors[id].name));
+      if (!holds_values(id))
+        fail(fmt::format("node '{}' reads '{}' before it is produced", n.name, g_.tensors[id].name));
     }
     if (n.outputs.empty()) fail(fmt::format("node '{}' has no output", n.name));
     for (auto id : n.outputs) {
       check_id(id, "node output");
-      if (g_.tensors[id].is_constant) fail(fmt::format("node '{}' writes the constant '{}'", n.name, g_.tensors[id].name));
+      if (g_.tensors[id].is_constant)
+        fail(fmt::format("node '{}' writes the constant '{}'", n.name, g_.tensors[id].name));
       produce(id, n);
     }
     const ir::Tensor& y = g_.tensors[n.outputs[0]];
     if (y.dtype != ir::DType::Float32) {
       const ir::DTypeRange lim = ir::dtype_range(y.dtype);
       if (n.attrs.act_min > n.attrs.act_max || n.attrs.act_min < lim.min || n.attrs.act_max > lim.max)
-        fail(fmt::format("node '{}' has activation range [{}, {}] outside {}", n.name, n.attrs.act_min, n.attrs.act_max, ir::dtype_name(y.dtype)));
+        fail(fmt::format("node '{}' has activation range [{}, {}] outside {}", n.name, n.attrs.act_min, n.attrs.act_max,
+                         ir::dtype_name(y.dtype)));
     }
   }
 
@@ -199,10 +218,11 @@ class Verifier {
   const char* after_pass_;  // the pass whose output this is, or nullptr
   std::vector<bool> produced_;
   std::vector<bool> written_in_place_;  // per tensor: a tensor lying in it was produced
-  std::vector<bool> edge_only_;  // per tensor: only Quantize, Dequantize or a view reads or writes it
-  std::vector<bool> dynamic_;    // per tensor: an output of a DynamicQuantize
-  std::vector<ir::Guard> producer_guard_;  // per tensor: its producer's branch (the If's output: none, once both wrote it)
-  const ir::Node* previous_ = nullptr;     // the node checked last
+  std::vector<bool> edge_only_;         // per tensor: only Quantize, Dequantize or a view reads or writes it
+  std::vector<bool> dynamic_;           // per tensor: an output of a DynamicQuantize
+  std::vector<ir::Guard>
+      producer_guard_;                  // per tensor: its producer's branch (the If's output: none, once both wrote it)
+  const ir::Node* previous_ = nullptr;  // the node checked last
 };
 
 }  // namespace

@@ -55,8 +55,9 @@ std::vector<InPlaceInput> zero_copy_candidates(const ir::Graph& g) {
         continue;
       const ir::Node& writer = g.nodes[static_cast<std::size_t>(p)];
       if (writer.outputs.size() != 1 || writer.op == ir::OpKind::Reshape || writer.op == ir::OpKind::Concat) continue;
-      InPlaceInput in{concat.name, writer.name, ir::op_name(writer.op), x.name, static_cast<std::uint64_t>(x.bytes()),
-                      t, y, 0, 0, outer == 1};
+      InPlaceInput in{
+          concat.name, writer.name, ir::op_name(writer.op), x.name, static_cast<std::uint64_t>(x.bytes()), t, y, 0,
+          0,           outer == 1};
       if (outer == 1) {
         in.offset = (start - extent) * after;
         in.pixel_stride = x.shape.empty() ? 0 : x.shape.back();

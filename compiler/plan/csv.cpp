@@ -88,8 +88,8 @@ std::vector<Buffer> read_csv(const std::string& path, std::uint32_t alignment) {
 std::string csv_text(const std::vector<Buffer>& buffers, const Plan& plan) {
   std::string text = "id,lower,upper,size,offset\n";
   for (std::size_t i = 0; i < buffers.size(); ++i)
-    text += fmt::format("{},{},{},{},{}\n", model_text::csv_field(buffers[i].name), buffers[i].first_step, buffers[i].last_step + 1,
-                        buffers[i].size, plan.placements[i].offset);
+    text += fmt::format("{},{},{},{},{}\n", model_text::csv_field(buffers[i].name), buffers[i].first_step,
+                        buffers[i].last_step + 1, buffers[i].size, plan.placements[i].offset);
   return text;
 }
 

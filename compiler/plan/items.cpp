@@ -90,7 +90,8 @@ std::uint64_t live_sum_bound(const std::vector<Item>& items, int* step) {
       sum += rounded;
       sizes += item.size;
       largest_padding = std::max(largest_padding, rounded - item.size);
-      if (item.overlap_input >= 0 && live(items[item.overlap_input])) shared += overlap_saving(items, static_cast<int>(i));
+      if (item.overlap_input >= 0 && live(items[item.overlap_input]))
+        shared += overlap_saving(items, static_cast<int>(i));
     }
     const std::uint64_t bound = shared > 0 ? sizes - shared : sum - largest_padding;
     if (bound > best) {

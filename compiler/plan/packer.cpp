@@ -171,9 +171,12 @@ Outcome Packer::solve_part(std::vector<int> members, int first_section, int end_
   auto key_tuple = [&](int b) {
     const Keys& k = keys[b];
     switch (preorder_) {
-      case Preorder::WAT: return std::make_tuple(k.width, k.area, k.total);
-      case Preorder::TAW: return std::make_tuple(k.total, k.area, k.width);
-      case Preorder::TWA: break;
+      case Preorder::WAT:
+        return std::make_tuple(k.width, k.area, k.total);
+      case Preorder::TAW:
+        return std::make_tuple(k.total, k.area, k.width);
+      case Preorder::TWA:
+        break;
     }
     return std::make_tuple(k.total, k.width, k.area);
   };
@@ -209,9 +212,10 @@ Outcome Packer::search(const Part& part, const std::vector<Candidate>& previous,
 
   const int last_placed = part.order[floor_rank];
   for (const Candidate& c : ordering) {
-    const bool rests_on_last = min_offset_[last_placed] == kPlaced && separation(items_, last_placed, part.order[c.rank]) == 0;
+    const bool rests_on_last =
+        min_offset_[last_placed] == kPlaced && separation(items_, last_placed, part.order[c.rank]) == 0;
     if (c.offset < floor_offset || (c.offset == floor_offset && c.rank < floor_rank && !rests_on_last))
-      continue;  // not canonical
+      continue;                         // not canonical
     if (c.offset >= lowest_top) break;  // dominated, and so is everything after it
     bool hatless = false;
     const Outcome outcome = place_and_descend(part, ordering, c, hatless);
@@ -324,9 +328,8 @@ Outcome Packer::split_or_search(const Part& part, const std::vector<Candidate>& 
   std::vector<int> zero_cuts;
   for (int s = first_section_[b]; s + 1 < end_section_[b]; ++s)
     if (--cuts_[s] == 0) zero_cuts.push_back(s);
-  const Outcome outcome = zero_cuts.empty()
-                              ? search(part, ordering, chosen.offset, chosen.rank)
-                              : solve_pieces(part.order, part.first_section, part.end_section, zero_cuts);
+  const Outcome outcome = zero_cuts.empty() ? search(part, ordering, chosen.offset, chosen.rank)
+                                            : solve_pieces(part.order, part.first_section, part.end_section, zero_cuts);
   for (int s = first_section_[b]; s + 1 < end_section_[b]; ++s) ++cuts_[s];
   return outcome;
 }

@@ -62,8 +62,8 @@ class Packer {
   void assign(std::uint64_t& value, std::uint64_t new_value);  // undone on the way back up
   void raise_min_offset(int buffer, std::uint64_t value);
   std::uint64_t settle(int buffer, std::uint64_t offset) const;  // lowest legal offset >= `offset`
-  bool out_of_bounds(int buffer) const;  // its minimum offset passed its pin or its ceiling
-  bool out_of_time();                     // reads the clock unless the deadline has been seen already
+  bool out_of_bounds(int buffer) const;                          // its minimum offset passed its pin or its ceiling
+  bool out_of_time();  // reads the clock unless the deadline has been seen already
 
   // The problem, fixed at construction.
   std::vector<Item> items_;
@@ -81,18 +81,18 @@ class Packer {
       for (const int s : gapped_sections_[b]) f(s);
     }
   }
-  std::vector<std::vector<int>> overlaps_;         // buffer -> buffers live at a common step
-  std::vector<int> initial_cuts_;  // cut s: buffers whose sections [first, end) hold both s and s + 1
-  void share(int output, bool add);                // adds or takes a pair's saving in its sections
+  std::vector<std::vector<int>> overlaps_;  // buffer -> buffers live at a common step
+  std::vector<int> initial_cuts_;           // cut s: buffers whose sections [first, end) hold both s and s + 1
+  void share(int output, bool add);         // adds or takes a pair's saving in its sections
 
   // The state of one fit() call.
   static constexpr std::uint64_t kPlaced = UINT64_MAX;  // the min_offset_ of a placed buffer
   std::uint64_t capacity_ = 0;
   Preorder preorder_ = Preorder::WAT;
-  std::vector<std::uint64_t> min_offset_, solution_;  // solution_: offsets of the placed
+  std::vector<std::uint64_t> min_offset_, solution_;          // solution_: offsets of the placed
   std::vector<std::uint64_t> section_floor_, section_total_;  // highest placed top / unplaced bytes
-  std::vector<std::uint64_t> section_shared_;  // bytes that unplaced overlap pairs there can share
-  std::vector<std::uint64_t> lowest_, lowest_count_;  // lowest min offset of the unplaced, and how many have it
+  std::vector<std::uint64_t> section_shared_;                 // bytes that unplaced overlap pairs there can share
+  std::vector<std::uint64_t> lowest_, lowest_count_;          // lowest min offset of the unplaced, and how many have it
   std::vector<int> cuts_;
   std::vector<char> affected_;      // scratch: sections whose lowest must be recounted, as flags
   std::vector<int> affected_list_;  // and as a list

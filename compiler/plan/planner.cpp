@@ -37,9 +37,12 @@ bool output_above_input(const Problem& problem, const Overlap& pair, const Place
 
 const char* status_name(Status status) {
   switch (status) {
-    case Status::Optimal: return "optimal";
-    case Status::Feasible: return "feasible";
-    case Status::Infeasible: return "infeasible";
+    case Status::Optimal:
+      return "optimal";
+    case Status::Feasible:
+      return "feasible";
+    case Status::Infeasible:
+      return "infeasible";
   }
   return "?";
 }
@@ -62,14 +65,16 @@ void check_problem(const Problem& problem) {
     int after = buffer.first_step + 1;  // a gap starts here at the earliest: after a live step
     for (const StepRange& gap : buffer.gaps) {
       if (gap.first < after || gap.first > gap.last || gap.last >= buffer.last_step)
-        throw Error(fmt::format("buffer '{}': the gap of steps {} to {} is not inside its interval [{}, {}], after its "
-                                "previous gap and a live step",
-                                buffer.name, gap.first, gap.last, buffer.first_step, buffer.last_step));
+        throw Error(
+            fmt::format("buffer '{}': the gap of steps {} to {} is not inside its interval [{}, {}], after its "
+                        "previous gap and a live step",
+                        buffer.name, gap.first, gap.last, buffer.first_step, buffer.last_step));
       after = gap.last + 2;
     }
     if (buffer.pin) {
       if (buffer.pin->region < 0 || buffer.pin->region >= static_cast<int>(problem.regions.size()))
-        throw Error(fmt::format("buffer '{}': pinned to region {}, which does not exist", buffer.name, buffer.pin->region));
+        throw Error(
+            fmt::format("buffer '{}': pinned to region {}, which does not exist", buffer.name, buffer.pin->region));
       if (buffer.pin->offset % buffer.alignment != 0)
         throw Error(fmt::format("buffer '{}': pinned at offset {}, not a multiple of its alignment {}", buffer.name,
                                 buffer.pin->offset, buffer.alignment));
@@ -87,7 +92,8 @@ void check_problem(const Problem& problem) {
   for (const Overlap& pair : problem.overlaps) {
     const int n = static_cast<int>(problem.buffers.size());
     if (pair.output < 0 || pair.output >= n || pair.input < 0 || pair.input >= n || pair.output == pair.input)
-      throw Error(fmt::format("overlap pair ({}, {}): not two different buffers of the problem", pair.output, pair.input));
+      throw Error(
+          fmt::format("overlap pair ({}, {}): not two different buffers of the problem", pair.output, pair.input));
     if (++as_output[pair.output] > 1 || ++as_input[pair.input] > 1)
       throw Error(fmt::format("buffer '{}': in more than one overlap pair on the same side",
                               problem.buffers[as_output[pair.output] > 1 ? pair.output : pair.input].name));
@@ -108,8 +114,8 @@ void check_problem(const Problem& problem) {
       for (int step = std::max(a.first_step, b.first_step); step <= std::min(a.last_step, b.last_step); ++step)
         live_together = live_together || (a.live_at(step) && b.live_at(step));
       if (live_together && ranges_overlap(a.pin->offset, a.pin->offset + a.size, b.pin->offset, b.pin->offset + b.size))
-        throw Error(fmt::format("buffers '{}' and '{}' are pinned to overlapping bytes while both are live", a.name,
-                                b.name));
+        throw Error(
+            fmt::format("buffers '{}' and '{}' are pinned to overlapping bytes while both are live", a.name, b.name));
     }
 }
 
@@ -323,8 +329,7 @@ Assignment fit_jointly(const Problem& problem, const std::vector<std::uint64_t>&
 // search over all the regions together; then, busiest buffer first (by traffic, then size), each
 // is moved to the fastest region where the search still finds room for everything, given the
 // regions of the busier ones. Pins keep their regions. With one region there is nothing to choose.
-Assignment assign_regions(const Problem& problem, const std::vector<std::uint64_t>& caps,
-                          Clock::time_point deadline) {
+Assignment assign_regions(const Problem& problem, const std::vector<std::uint64_t>& caps, Clock::time_point deadline) {
   const int n = static_cast<int>(problem.buffers.size());
   std::vector<int> held(n, -1);
   if (caps.size() == 1) {
@@ -368,8 +373,8 @@ std::string largest_first(const Problem& problem, std::vector<int> buffers) {
   std::string names;
   const std::size_t shown = std::min<std::size_t>(buffers.size(), 8);
   for (std::size_t i = 0; i < shown; ++i)
-    names += fmt::format("{}{} ({} B)", i ? ", " : "", problem.buffers[buffers[i]].name,
-                         problem.buffers[buffers[i]].size);
+    names +=
+        fmt::format("{}{} ({} B)", i ? ", " : "", problem.buffers[buffers[i]].name, problem.buffers[buffers[i]].size);
   if (buffers.size() > shown) names += fmt::format(" and {} more", buffers.size() - shown);
   return names;
 }
@@ -404,11 +409,12 @@ std::string describe_joint_shortfall(const Problem& problem, Outcome outcome, co
   const std::vector<int>& live = relaxed.peak_buffers;
   for (const int b : live) live_bytes += problem.buffers[b].size;
   const std::string names = largest_first(problem, live);
-  const char* why = outcome == Outcome::NoneExists ? "proven by exhaustive search"
-                                                   : "no placement found within the time limit";
-  return fmt::format("regions {} cannot hold the buffers together ({}); the best plan found needs {}; "
-                     "the live set peaks at step {} with {} bytes in {} buffer{}: {}",
-                     caps, why, needs, relaxed.peak_step, live_bytes, live.size(), live.size() == 1 ? "" : "s", names);
+  const char* why =
+      outcome == Outcome::NoneExists ? "proven by exhaustive search" : "no placement found within the time limit";
+  return fmt::format(
+      "regions {} cannot hold the buffers together ({}); the best plan found needs {}; "
+      "the live set peaks at step {} with {} bytes in {} buffer{}: {}",
+      caps, why, needs, relaxed.peak_step, live_bytes, live.size(), live.size() == 1 ? "" : "s", names);
 }
 
 }  // namespace
@@ -448,8 +454,7 @@ Plan greedy_by_size(const Problem& problem, std::uint64_t size_granule) {
   plan.lower_bound = live_sum_lower_bound(problem, &plan.peak_step);
   for (int b = 0; b < static_cast<int>(problem.buffers.size()); ++b) {
     const Buffer& buffer = problem.buffers[b];
-    if (buffer.size > 0 && buffer.live_at(plan.peak_step))
-      plan.peak_buffers.push_back(b);
+    if (buffer.size > 0 && buffer.live_at(plan.peak_step)) plan.peak_buffers.push_back(b);
   }
   return plan;
 }
@@ -500,9 +505,8 @@ Plan solve(const Problem& problem, const Options& options) {
       if (options.on_progress)
         options.on_progress({peak, bound, std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
     };
-    const RegionPlan result =
-        minimize_peak(items_of(problem, members), seed, std::max(Clock::now(), region_deadline), options.nodes_per_buffer,
-                      report);
+    const RegionPlan result = minimize_peak(items_of(problem, members), seed, std::max(Clock::now(), region_deadline),
+                                            options.nodes_per_buffer, report);
     for (std::size_t i = 0; i < members.size(); ++i) plan.placements[members[i]] = {r, result.offsets[i]};
     plan.region_peak.push_back(result.peak);
     plan.region_lower_bound.push_back(result.lower_bound);

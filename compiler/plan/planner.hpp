@@ -58,8 +58,8 @@ struct Buffer {
   // Steps inside the interval where the buffer is dead (the other branch of an If runs there):
   // ascending, disjoint, not touching each other nor either end of the interval. Usually none.
   std::vector<StepRange> gaps;
-  std::optional<Pin> pin;             // region and offset fixed by the user
-  std::uint64_t traffic = 0;          // bytes read + written; with several regions the busiest go first
+  std::optional<Pin> pin;     // region and offset fixed by the user
+  std::uint64_t traffic = 0;  // bytes read + written; with several regions the busiest go first
 
   bool live_at(int step) const;
 };
@@ -113,15 +113,15 @@ struct Placement {
 
 struct Plan {
   Status status = Status::Feasible;
-  std::vector<Placement> placements;       // one per buffer, in the order of Problem::buffers
-  std::vector<std::uint64_t> region_peak;  // per region: max(offset + size) over its buffers
+  std::vector<Placement> placements;              // one per buffer, in the order of Problem::buffers
+  std::vector<std::uint64_t> region_peak;         // per region: max(offset + size) over its buffers
   std::vector<std::uint64_t> region_lower_bound;  // per region: proven for the buffers it was given
-  std::uint64_t peak = 0;                  // one region: region_peak[0]; several: their sum
-  std::uint64_t lower_bound = 0;           // proven: no plan has a smaller `peak`
-  std::uint64_t greedy_peak = 0;           // greedy_by_size(problem): TFLite Micro's arena, no cap
-  int peak_step = 0;                       // a step where the live (aligned) sizes sum to the most
-  std::vector<int> peak_buffers;           // the buffers live at peak_step
-  std::string reason;                      // Infeasible: one line with the cap, the minimum, the peak step
+  std::uint64_t peak = 0;                         // one region: region_peak[0]; several: their sum
+  std::uint64_t lower_bound = 0;                  // proven: no plan has a smaller `peak`
+  std::uint64_t greedy_peak = 0;                  // greedy_by_size(problem): TFLite Micro's arena, no cap
+  int peak_step = 0;                              // a step where the live (aligned) sizes sum to the most
+  std::vector<int> peak_buffers;                  // the buffers live at peak_step
+  std::string reason;                             // Infeasible: one line with the cap, the minimum, the peak step
   double time_ms = 0;
 };
 

@@ -12,7 +12,8 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
   std::vector<std::string> errors;
   const auto& buffers = problem.buffers;
   if (plan.placements.size() != buffers.size()) {
-    errors.push_back(fmt::format("the plan places {} buffers, the problem has {}", plan.placements.size(), buffers.size()));
+    errors.push_back(
+        fmt::format("the plan places {} buffers, the problem has {}", plan.placements.size(), buffers.size()));
     return errors;
   }
   const int regions = static_cast<int>(problem.regions.size());
@@ -28,7 +29,8 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
       errors.push_back(fmt::format("buffer '{}' is pinned to region {} offset {} but placed in region {} offset {}",
                                    buffer.name, buffer.pin->region, buffer.pin->offset, at.region, at.offset));
     if (at.offset % buffer.alignment != 0)
-      errors.push_back(fmt::format("buffer '{}' at offset {} is not aligned to {}", buffer.name, at.offset, buffer.alignment));
+      errors.push_back(
+          fmt::format("buffer '{}' at offset {} is not aligned to {}", buffer.name, at.offset, buffer.alignment));
     if (buffer.size == 0) continue;
     const std::uint64_t end = at.offset + buffer.size;
     if (end > problem.regions[at.region].capacity)
@@ -45,7 +47,8 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
       bool share_a_step = a.first_step <= b.last_step && b.first_step <= a.last_step;
       if (share_a_step && (!a.gaps.empty() || !b.gaps.empty())) {
         auto in_gap = [](const Buffer& x, int step) {
-          return std::any_of(x.gaps.begin(), x.gaps.end(), [step](const StepRange& g) { return g.first <= step && step <= g.last; });
+          return std::any_of(x.gaps.begin(), x.gaps.end(),
+                             [step](const StepRange& g) { return g.first <= step && step <= g.last; });
         };
         share_a_step = false;
         for (int step = std::max(a.first_step, b.first_step); step <= std::min(a.last_step, b.last_step); ++step)
@@ -64,11 +67,14 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
         const Placement &out = plan.placements[pair->output], &in = plan.placements[pair->input];
         if (pair->below && out.offset + *pair->below <= in.offset) continue;
         if (pair->above && in.offset + *pair->above <= out.offset) continue;
-        auto need = [](const std::optional<std::uint64_t>& d) { return d ? fmt::format("{}", *d) : std::string("never"); };
-        errors.push_back(fmt::format("buffer '{}' at {} overlaps its input '{}' at {}; its kernel needs it {} bytes "
-                                     "below or {} bytes above",
-                                     buffers[pair->output].name, out.offset, buffers[pair->input].name, in.offset,
-                                     need(pair->below), need(pair->above)));
+        auto need = [](const std::optional<std::uint64_t>& d) {
+          return d ? fmt::format("{}", *d) : std::string("never");
+        };
+        errors.push_back(
+            fmt::format("buffer '{}' at {} overlaps its input '{}' at {}; its kernel needs it {} bytes "
+                        "below or {} bytes above",
+                        buffers[pair->output].name, out.offset, buffers[pair->input].name, in.offset, need(pair->below),
+                        need(pair->above)));
         continue;
       }
       errors.push_back(fmt::format("buffers '{}' [{}, {}) and '{}' [{}, {}) overlap while both live", a.name, pa.offset,
@@ -84,7 +90,8 @@ std::vector<std::string> validate(const Problem& problem, const Plan& plan) {
   }
   if (plan.region_peak.size() != problem.regions.size())
     errors.push_back(fmt::format("the plan gives {} region peaks for {} regions", plan.region_peak.size(), regions));
-  if (plan.peak != total) errors.push_back(fmt::format("the plan claims a peak of {} but its buffers reach {}", plan.peak, total));
+  if (plan.peak != total)
+    errors.push_back(fmt::format("the plan claims a peak of {} but its buffers reach {}", plan.peak, total));
   return errors;
 }
 

@@ -39,7 +39,8 @@ std::vector<std::string> check_consistency(const json& report) {
     if (!region_names.insert(name).second) fail(fmt::format("$.regions[{}].name: \"{}\" is listed twice", i, name));
     peak_sum += u64(r.at("peak"));
     if (u64(r.at("lower_bound")) > u64(r.at("peak"))) {
-      fail(fmt::format("$.regions[{}]: lower_bound {} is above peak {}", i, u64(r.at("lower_bound")), u64(r.at("peak"))));
+      fail(fmt::format("$.regions[{}]: lower_bound {} is above peak {}", i, u64(r.at("lower_bound")),
+                       u64(r.at("peak"))));
     }
     if (placed && !r.at("capacity").is_null() && u64(r.at("peak")) > u64(r.at("capacity"))) {
       fail(fmt::format("$.regions[{}]: peak {} is above capacity {}", i, u64(r.at("peak")), u64(r.at("capacity"))));
@@ -70,8 +71,10 @@ std::vector<std::string> check_consistency(const json& report) {
 
   const auto arena = u64(report.at("arena_bytes")), bound = u64(report.at("lower_bound_bytes"));
   if (placed) {
-    if (arena != peak_sum) fail(fmt::format("$.arena_bytes: {} is not the sum of the region peaks, {}", arena, peak_sum));
-    if (bound > arena) fail(fmt::format("$.lower_bound_bytes: {} is above arena_bytes {}", bound, arena));
+    if (arena != peak_sum)
+      fail(fmt::format("$.arena_bytes: {} is not the sum of the region peaks, {}", arena, peak_sum));
+    if (bound > arena)
+      fail(fmt::format("$.lower_bound_bytes: {} is above arena_bytes {}", bound, arena));
     else if (u64(report.at("gap_bytes")) != arena - bound) {
       fail(fmt::format("$.gap_bytes: must be arena_bytes - lower_bound_bytes = {}", arena - bound));
     }
@@ -89,7 +92,8 @@ std::vector<std::string> check_consistency(const json& report) {
     const json& measured = report.at("measured");
     const json& planned = measured.at("ram").at("planned_arena_bytes");
     if (!planned.is_null() && u64(planned) != arena) {
-      fail(fmt::format("$.measured.ram.planned_arena_bytes: {} is not this report's arena_bytes {}", u64(planned), arena));
+      fail(fmt::format("$.measured.ram.planned_arena_bytes: {} is not this report's arena_bytes {}", u64(planned),
+                       arena));
     }
     const json& counts = measured.at("step_instructions");
     if (!counts.is_null() && counts.size() != steps.size()) {

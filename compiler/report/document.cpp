@@ -68,7 +68,8 @@ Measured read_measured(const json& j) {
   m.stack_peak_bytes = optional_value<std::uint64_t>(ram.at("stack_peak_bytes"));
   if (ram.contains("linked_bytes")) m.linked_ram_bytes = optional_value<std::uint64_t>(ram.at("linked_bytes"));
   if (!j.at("step_instructions").is_null()) {
-    for (const json& count : j.at("step_instructions")) m.step_instructions.push_back(optional_value<std::uint64_t>(count));
+    for (const json& count : j.at("step_instructions"))
+      m.step_instructions.push_back(optional_value<std::uint64_t>(count));
   }
   return m;
 }
@@ -85,7 +86,8 @@ json shown_strings(json doc) {
 }  // namespace
 
 std::optional<std::uint64_t> Measured::code_and_constants_bytes() const {
-  if (!flash_bytes || !weights_bytes || !inputs_bytes || *weights_bytes + *inputs_bytes > *flash_bytes) return std::nullopt;
+  if (!flash_bytes || !weights_bytes || !inputs_bytes || *weights_bytes + *inputs_bytes > *flash_bytes)
+    return std::nullopt;
   return *flash_bytes - *weights_bytes - *inputs_bytes;
 }
 
@@ -94,7 +96,9 @@ std::optional<std::uint64_t> Measured::ram_in_use_bytes() const {
   return *arena_bytes + *data_bytes + *bss_bytes + *stack_peak_bytes;
 }
 
-bool Measured::arena_as_planned() const { return arena_bytes && planned_arena_bytes && *arena_bytes == *planned_arena_bytes; }
+bool Measured::arena_as_planned() const {
+  return arena_bytes && planned_arena_bytes && *arena_bytes == *planned_arena_bytes;
+}
 
 std::uint64_t Document::macs() const {
   std::uint64_t sum = 0;
@@ -157,7 +161,7 @@ Document read_document(const json& checked) {
   d.flash_code_estimate_bytes = flash.at("code_estimate_bytes").get<std::uint64_t>();
   if (flash.contains("linked")) {
     const json& l = flash.at("linked");
-    d.flash_linked = LinkedFlash{l.at("core").get<std::string>(), l.at("method").get<std::string>(),
+    d.flash_linked = LinkedFlash{l.at("core").get<std::string>(),         l.at("method").get<std::string>(),
                                  l.at("text_bytes").get<std::uint64_t>(), l.at("rodata_bytes").get<std::uint64_t>(),
                                  l.at("data_bytes").get<std::uint64_t>(), l.at("weights_bytes").get<std::uint64_t>()};
   }
@@ -172,10 +176,14 @@ Document read_document(const json& checked) {
   }
   if (report.contains("order")) {
     const json& o = report.at("order");
-    d.order = Order{o.at("search").get<std::string>(),           o.at("reordered").get<bool>(),
-                    o.at("moved_nodes").get<std::uint64_t>(),     o.at("states").get<std::uint64_t>(),
-                    o.at("search_gap_bytes").get<std::uint64_t>(), o.at("candidates").get<std::uint64_t>(),
-                    o.at("file_order_bound_bytes").get<std::uint64_t>(), o.at("bound_bytes").get<std::uint64_t>(),
+    d.order = Order{o.at("search").get<std::string>(),
+                    o.at("reordered").get<bool>(),
+                    o.at("moved_nodes").get<std::uint64_t>(),
+                    o.at("states").get<std::uint64_t>(),
+                    o.at("search_gap_bytes").get<std::uint64_t>(),
+                    o.at("candidates").get<std::uint64_t>(),
+                    o.at("file_order_bound_bytes").get<std::uint64_t>(),
+                    o.at("bound_bytes").get<std::uint64_t>(),
                     o.at("file_order_arena_bytes").get<std::uint64_t>()};
   }
   if (report.contains("alignment")) {
@@ -202,8 +210,7 @@ Document read_document(const json& checked) {
       d.overlaps.push_back({o.at("step").get<std::uint64_t>(), o.at("node").get<std::string>(),
                             o.at("op").get<std::string>(), o.at("output").get<std::string>(),
                             o.at("input").get<std::string>(), o.at("direction").get<std::string>(),
-                            o.at("distance").get<std::uint64_t>(),
-                            o.at("shared_bytes").get<std::uint64_t>()});
+                            o.at("distance").get<std::uint64_t>(), o.at("shared_bytes").get<std::uint64_t>()});
   }
   if (report.contains("rewrites")) {
     for (const auto& r : report.at("rewrites"))
@@ -215,22 +222,29 @@ Document read_document(const json& checked) {
   if (report.contains("instruction_estimate")) d.instruction_core = report.at("instruction_estimate").at("core");
   if (report.contains("ram_vs_cost")) {
     for (const auto& l : report.at("ram_vs_cost")) {
-      CostLevel level{l.at("technique").get<std::string>(), l.at("arena_bytes").get<std::uint64_t>(),
-                      l.at("extra_macs").get<std::int64_t>(), l.at("extra_macs_percent").get<double>(), {}, {}, 0,
-                      1, true, l.at("chosen").get<bool>()};
+      CostLevel level{l.at("technique").get<std::string>(),
+                      l.at("arena_bytes").get<std::uint64_t>(),
+                      l.at("extra_macs").get<std::int64_t>(),
+                      l.at("extra_macs_percent").get<double>(),
+                      {},
+                      {},
+                      0,
+                      1,
+                      true,
+                      l.at("chosen").get<bool>()};
       if (l.contains("estimated_instructions") && !l.at("estimated_instructions").is_null())
         level.instructions = l.at("estimated_instructions").get<std::int64_t>();
       if (!l.at("stage").is_null()) {
         level.nodes = l.at("stage").at("nodes").get<std::vector<std::string>>();
         level.bands = l.at("stage").at("bands").get<std::uint64_t>();
-        level.columns = l.at("stage").value("columns", std::uint64_t{1});  // absent in older reports
+        level.columns = l.at("stage").value("columns", std::uint64_t{1});          // absent in older reports
         level.whole_rows = l.at("stage").value("whole_rows", level.columns == 1);  // the same
       }
       d.ram_vs_cost.push_back(std::move(level));
     }
   }
   for (const auto& [key, field] : {std::pair{"zero_copy_concat_bytes", &d.zero_copy_concat_bytes},
-                                    std::pair{"copying_concat_bytes", &d.copying_concat_bytes}})
+                                   std::pair{"copying_concat_bytes", &d.copying_concat_bytes}})
     if (report.at("comparisons").contains(key)) *field = report.at("comparisons").at(key).get<std::uint64_t>();
   if (report.at("comparisons").contains("no_overlap_bound_bytes"))
     d.no_overlap_bound_bytes = report.at("comparisons").at("no_overlap_bound_bytes").get<std::uint64_t>();

@@ -25,7 +25,7 @@ struct Step {
   std::vector<std::uint64_t> output_shape;
   std::uint64_t macs = 0, live_bytes = 0, scratch_bytes = 0;
   std::vector<std::string> live_tensors;
-  bool in_float = false;         // a float island's step: a float32 kernel, or the Quantize/Dequantize at its ends
+  bool in_float = false;          // a float island's step: a float32 kernel, or the Quantize/Dequantize at its ends
   std::uint64_t float_bytes = 0;  // bytes of float32 buffers live during the step
 };
 
@@ -43,16 +43,16 @@ struct Buffer {
 struct Overlap {
   std::uint64_t step = 0;
   std::string node, op, output, input;  // output and input: tensor names, as in `buffers`
-  std::string direction;                // "below": the output starts below the input; "above": the kernel runs backwards
-  std::uint64_t distance = 0;           // the output starts at least this far below (above) the input
-  std::uint64_t shared_bytes = 0;       // what the plan lays over the input: 0 when it did not use it
+  std::string direction;           // "below": the output starts below the input; "above": the kernel runs backwards
+  std::uint64_t distance = 0;      // the output starts at least this far below (above) the input
+  std::uint64_t shared_bytes = 0;  // what the plan lays over the input: 0 when it did not use it
 };
 
 // A rewrite of the graph that removed a buffer (docs/report.md, "Rewrites").
 struct Rewrite {
-  std::string technique;        // "fold_pad", "zero_copy_concat" or "tiling"
-  std::string node, into, op;   // the node rewritten, the node that took its work, that node's operator
-  std::string tensor;           // the tensor that has no buffer of its own any more
+  std::string technique;       // "fold_pad", "zero_copy_concat" or "tiling"
+  std::string node, into, op;  // the node rewritten, the node that took its work, that node's operator
+  std::string tensor;          // the tensor that has no buffer of its own any more
   std::uint64_t saved_bytes = 0;
   std::string detail;
 };
@@ -64,7 +64,7 @@ struct CostLevel {
   std::int64_t extra_macs = 0;  // below 0 when the bands skip rows no later node reads
   double extra_macs_percent = 0;
   std::optional<std::int64_t> instructions;  // estimated (Document::instruction_core); none: not measured
-  std::vector<std::string> nodes;  // the tiled stage, first to last (tiling; byte_aligned when tiled)
+  std::vector<std::string> nodes;            // the tiled stage, first to last (tiling; byte_aligned when tiled)
   std::uint64_t bands = 0;
   std::uint64_t columns = 1;  // tiles across each band
   bool whole_rows = true;     // bands of whole rows, else a grid of tiles
@@ -128,8 +128,8 @@ struct Document {
   std::uint64_t arena_bytes = 0, lower_bound_bytes = 0, gap_bytes = 0, weights_bytes = 0;
   std::optional<std::uint64_t> cap_bytes;
   bool io_in_arena = true;
-  std::vector<std::string> batch_pinned;  // inputs whose symbolic batch was compiled as 1
-  std::optional<Alignment> alignment;  // absent in reports of older versions
+  std::vector<std::string> batch_pinned;    // inputs whose symbolic batch was compiled as 1
+  std::optional<Alignment> alignment;       // absent in reports of older versions
   std::optional<SlowRegions> slow_regions;  // null or absent: no region with a cost held a buffer
   double planner_time_limit_s = 0;
   std::vector<Region> regions;
@@ -140,19 +140,20 @@ struct Document {
   std::vector<std::uint64_t> peak_steps;
   std::vector<Buffer> buffers;
   std::optional<Failure> failure;
-  std::optional<Order> order;        // absent in reports of older versions
-  std::vector<Overlap> overlaps;                         // empty under --no-overlap
+  std::optional<Order> order;                           // absent in reports of older versions
+  std::vector<Overlap> overlaps;                        // empty under --no-overlap
   std::optional<std::uint64_t> no_overlap_bound_bytes;  // the live-sum bound were no output to overlap
   std::vector<Rewrite> rewrites;                        // empty when none applied (or an older report)
   // When a Concat input could be written in place: the arena planned so, and with every Concat copying.
   std::optional<std::uint64_t> zero_copy_concat_bytes, copying_concat_bytes;
   std::vector<CostLevel> ram_vs_cost;  // empty with --no-tiling (or an older report)
   std::string instruction_core;        // whose measured costs estimate the levels' instructions
-  std::optional<Measured> measured;  // only in the report of `tightfit run --target`
+  std::optional<Measured> measured;    // only in the report of `tightfit run --target`
 
   // Linked for a core when it was, else weights + the estimate.
   std::uint64_t flash_bytes() const {
-    return flash_linked ? flash_linked->total() : flash_weights_bytes + flash_schedule_bytes + flash_code_estimate_bytes;
+    return flash_linked ? flash_linked->total()
+                        : flash_weights_bytes + flash_schedule_bytes + flash_code_estimate_bytes;
   }
   std::uint64_t macs() const;  // of all steps
   const Buffer* find_buffer(const std::string& tensor) const;

@@ -99,13 +99,14 @@ std::string summary_cards(const Document& d) {
     out += card("RAM (arena)", human_bytes(d.arena_bytes),
                 fmt::format("{} B in {} region{}", d.arena_bytes, d.regions.size(), d.regions.size() == 1 ? "" : "s"));
   }
-  std::string gap = d.gap_bytes == 0 ? "reached: gap 0 B"
-                                     : fmt::format("gap {} B ({:.1f}%)", d.gap_bytes, percent_of(d.gap_bytes, d.arena_bytes));
+  std::string gap = d.gap_bytes == 0
+                        ? "reached: gap 0 B"
+                        : fmt::format("gap {} B ({:.1f}%)", d.gap_bytes, percent_of(d.gap_bytes, d.arena_bytes));
   if (d.status == "infeasible") gap = "no plan needs less";
   out += card("Lower bound", human_bytes(d.lower_bound_bytes), fmt::format("{} B, {}", d.lower_bound_bytes, gap));
   if (d.cap_bytes) {
-    const std::string spare = d.status == "infeasible" ? "too small"
-                                                       : fmt::format("{} B to spare", *d.cap_bytes - d.arena_bytes);
+    const std::string spare =
+        d.status == "infeasible" ? "too small" : fmt::format("{} B to spare", *d.cap_bytes - d.arena_bytes);
     out += card("Cap (--max-ram)", human_bytes(*d.cap_bytes), fmt::format("{} B, {}", *d.cap_bytes, spare));
   } else {
     out += card("Cap (--max-ram)", "none", "no limit was given");
@@ -148,19 +149,23 @@ std::string failure_box(const Document& d) {
 
 std::string comparison_bars(const Document& d) {
   if (d.status == "infeasible") return "";
-  const double widest = static_cast<double>(std::max({d.arena_bytes, d.greedy_by_size_bytes, d.no_reuse_bytes, std::uint64_t{1}}));
+  const double widest =
+      static_cast<double>(std::max({d.arena_bytes, d.greedy_by_size_bytes, d.no_reuse_bytes, std::uint64_t{1}}));
   auto bar = [&](const std::string& label, std::uint64_t bytes, bool ours) {
     std::string note = ours ? std::string("this plan") : std::string("no saving");
     if (!ours && bytes > d.arena_bytes) {
-      note = fmt::format("tightfit saves {} B ({:.1f}%)", bytes - d.arena_bytes, percent_of(bytes - d.arena_bytes, bytes));
+      note =
+          fmt::format("tightfit saves {} B ({:.1f}%)", bytes - d.arena_bytes, percent_of(bytes - d.arena_bytes, bytes));
     }
     return fmt::format(
         "<div>{}</div><div><div class=\"bar{}\" style=\"width:{:.1f}%\"></div></div><div class=\"num\">{} B ({}) "
         "&middot; {}</div>\n",
-        esc(label), ours ? " ours" : "", 100.0 * static_cast<double>(bytes) / widest, bytes, human_bytes(bytes), esc(note));
+        esc(label), ours ? " ours" : "", 100.0 * static_cast<double>(bytes) / widest, bytes, human_bytes(bytes),
+        esc(note));
   };
   return "<h2>Against other planners, same schedule</h2>\n<div class=\"bars\">\n" +
-         bar("tightfit (exact)", d.arena_bytes, true) + bar("TFLite Micro greedy (sizes rounded to 16 B)", d.greedy_by_size_bytes, false) +
+         bar("tightfit (exact)", d.arena_bytes, true) +
+         bar("TFLite Micro greedy (sizes rounded to 16 B)", d.greedy_by_size_bytes, false) +
          bar("no reuse (each tensor its own slot)", d.no_reuse_bytes, false) + "</div>\n";
 }
 
@@ -173,15 +178,17 @@ std::string order_paragraph(const Document& d) {
                        o.file_order_bound_bytes);
   const std::string what = o.reordered ? fmt::format("Reordered: {} of {} nodes moved", o.moved_nodes, d.steps.size())
                                        : std::string("The ONNX file order, kept");
-  const std::string search = o.search == "exact" ? fmt::format("exact search, {} sets of nodes", o.states)
-                                                 : fmt::format("beam search, {} sets of nodes, up to {} B from the least peak",
-                                                               o.states, o.search_gap_bytes);
+  const std::string search =
+      o.search == "exact"
+          ? fmt::format("exact search, {} sets of nodes", o.states)
+          : fmt::format("beam search, {} sets of nodes, up to {} B from the least peak", o.states, o.search_gap_bytes);
   const std::string saved = o.file_order_arena_bytes > d.arena_bytes
                                 ? fmt::format("saves {} B", o.file_order_arena_bytes - d.arena_bytes)
                                 : std::string("no saving");
-  return fmt::format("<h2>Order</h2>\n<p>{} ({}). Live-sum bound: {} B in the file order, {} B in this order. "
-                     "Arena in the file order: {} B; this order {}.</p>\n",
-                     esc(what), esc(search), o.file_order_bound_bytes, o.bound_bytes, o.file_order_arena_bytes, saved);
+  return fmt::format(
+      "<h2>Order</h2>\n<p>{} ({}). Live-sum bound: {} B in the file order, {} B in this order. "
+      "Arena in the file order: {} B; this order {}.</p>\n",
+      esc(what), esc(search), o.file_order_bound_bytes, o.bound_bytes, o.file_order_arena_bytes, saved);
 }
 
 std::string known(const std::optional<std::uint64_t>& value, const char* unit) {
@@ -191,13 +198,14 @@ std::string known(const std::optional<std::uint64_t>& value, const char* unit) {
 std::string measured_section(const Document& d) {
   if (!d.measured) return "";
   const Measured& m = *d.measured;
-  const std::string profiled = m.step_instructions.empty()
-                                   ? ""
-                                   : " Instructions per step are in the Layers table, from a second, profiled run; this "
-                                     "build holds the profiled copy of the schedule too, so take flash and .bss from "
-                                     "one without it.";
-  std::string out = fmt::format("<h2>Measured on {} ({})</h2>\n<p class=\"hint\">{}.{}</p>\n<section class=\"cards\">\n",
-                                esc(m.board), esc(m.core), esc(m.method), esc(profiled));
+  const std::string profiled =
+      m.step_instructions.empty() ? ""
+                                  : " Instructions per step are in the Layers table, from a second, profiled run; this "
+                                    "build holds the profiled copy of the schedule too, so take flash and .bss from "
+                                    "one without it.";
+  std::string out =
+      fmt::format("<h2>Measured on {} ({})</h2>\n<p class=\"hint\">{}.{}</p>\n<section class=\"cards\">\n",
+                  esc(m.board), esc(m.core), esc(m.method), esc(profiled));
   out += card("Flash", m.flash_bytes ? human_bytes(*m.flash_bytes) : "?",
               fmt::format("weights {} + code and constants {} + test inputs {}", known(m.weights_bytes, "B"),
                           known(m.code_and_constants_bytes(), "B"), known(m.inputs_bytes, "B")));
@@ -264,15 +272,15 @@ std::string layers_table(const Document& d) {
     std::string measured;
     if (!counts.empty()) {
       const std::optional<std::uint64_t> n = counts.at(s.step);
-      measured = fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td>", n ? std::to_string(*n) : "no call",
-                             n && s.macs ? fmt::format("{:.2f}", static_cast<double>(*n) / static_cast<double>(s.macs)) : "");
+      measured =
+          fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td>", n ? std::to_string(*n) : "no call",
+                      n && s.macs ? fmt::format("{:.2f}", static_cast<double>(*n) / static_cast<double>(s.macs)) : "");
     }
     out += fmt::format(
         "<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>{}"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"tensors\">{}</td></tr>\n",
         peak ? " class=\"peak\"" : "", s.step, esc(s.node), s.in_float ? esc(s.op) + " f32" : esc(s.op), esc(s.onnx_op),
-        shape_text(s.output_shape), s.macs,
-        measured, s.live_bytes, s.scratch_bytes, tensors);
+        shape_text(s.output_shape), s.macs, measured, s.live_bytes, s.scratch_bytes, tensors);
   }
   return out + "</tbody></table>\n";
 }
@@ -308,14 +316,17 @@ std::string render_html(const nlohmann::json& report) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<link rel=\"icon\" href=\"data:,\">\n";
-  out += fmt::format("<title>{}: tightfit memory report</title>\n<style>{}</style>\n</head>\n<body>\n", esc(d.name), kStyle);
-  out += fmt::format("<header><h1>{}<span class=\"badge {}\">{}</span></h1>\n", esc(d.name), esc(d.status), esc(d.status));
-  out += fmt::format("<p class=\"sub\">{} &middot; {} &middot; planner time limit {:g} s</p></header>\n",
-                     esc(d.model), esc(d.tool), d.planner_time_limit_s);
+  out += fmt::format("<title>{}: tightfit memory report</title>\n<style>{}</style>\n</head>\n<body>\n", esc(d.name),
+                     kStyle);
+  out +=
+      fmt::format("<header><h1>{}<span class=\"badge {}\">{}</span></h1>\n", esc(d.name), esc(d.status), esc(d.status));
+  out += fmt::format("<p class=\"sub\">{} &middot; {} &middot; planner time limit {:g} s</p></header>\n", esc(d.model),
+                     esc(d.tool), d.planner_time_limit_s);
   out += failure_box(d) + summary_cards(d) + measured_section(d) + comparison_bars(d) + order_paragraph(d);
   out += "<h2>Memory map</h2>\n<div class=\"map\">\n" + memory_map_svg(d) + "</div>\n";
-  out += "<p class=\"hint\">x: schedule step; y: address in the region. One rectangle per buffer; hover it for its "
-         "tensor, size, offset, steps and operator.</p>\n";
+  out +=
+      "<p class=\"hint\">x: schedule step; y: address in the region. One rectangle per buffer; hover it for its "
+      "tensor, size, offset, steps and operator.</p>\n";
   out += regions_table(d) + peak_section(d) + layers_table(d) + buffers_table(d);
   out += fmt::format("<div id=\"tip\"></div>\n<script>{}</script>\n</body>\n</html>\n", kScript);
   return out;

@@ -16,22 +16,31 @@ const std::set<std::string, std::less<>> kAnnotations = {"$schema", "$id", "$def
 
 const char* type_name(const json& value) {
   switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "boolean";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "integer";
-    case json::value_t::number_float: return "number";
-    case json::value_t::string: return "string";
-    case json::value_t::array: return "array";
-    case json::value_t::object: return "object";
-    default: return "unknown";
+    case json::value_t::number_unsigned:
+      return "integer";
+    case json::value_t::number_float:
+      return "number";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::array:
+      return "array";
+    case json::value_t::object:
+      return "object";
+    default:
+      return "unknown";
   }
 }
 
 bool has_type(const json& value, std::string_view type) {
   if (type == "integer") {
     // JSON Schema counts 3.0 as an integer: it is about the value, not the spelling.
-    return value.is_number_integer() || (value.is_number_float() && std::floor(value.get<double>()) == value.get<double>());
+    return value.is_number_integer() ||
+           (value.is_number_float() && std::floor(value.get<double>()) == value.get<double>());
   }
   if (type == "number") return value.is_number();
   return type == type_name(value);
@@ -57,7 +66,8 @@ class Validator {
       } else if (keyword == "required") {
         if (!value.is_object()) continue;
         for (const auto& key : argument) {
-          if (!value.contains(key.get<std::string>())) fail(path, fmt::format("missing key \"{}\"", key.get<std::string>()));
+          if (!value.contains(key.get<std::string>()))
+            fail(path, fmt::format("missing key \"{}\"", key.get<std::string>()));
         }
       } else if (keyword == "properties") {
         if (!value.is_object()) continue;

@@ -17,13 +17,13 @@
 namespace tightfit::report {
 namespace {
 
-constexpr double kLeft = 64;          // room for the address ticks
-constexpr double kRight = 150;        // room for the line labels
-constexpr double kPlotWidth = 1200;   // with the margins, fits a laptop screen
-constexpr double kMinStepWidth = 6;   // narrower and a one-step buffer disappears
-constexpr double kMaxStepWidth = 144; // a short schedule gets 720 px, not a stretched 1200
-constexpr double kPanelGap = 70;      // between panels: step labels, op names, the next heading
-constexpr double kCharWidth = 6.2;    // of the 10px label font, on average, to decide what fits
+constexpr double kLeft = 64;           // room for the address ticks
+constexpr double kRight = 150;         // room for the line labels
+constexpr double kPlotWidth = 1200;    // with the margins, fits a laptop screen
+constexpr double kMinStepWidth = 6;    // narrower and a one-step buffer disappears
+constexpr double kMaxStepWidth = 144;  // a short schedule gets 720 px, not a stretched 1200
+constexpr double kPanelGap = 70;       // between panels: step labels, op names, the next heading
+constexpr double kCharWidth = 6.2;     // of the 10px label font, on average, to decide what fits
 constexpr double kLabelFont = 10;
 constexpr std::size_t kLeastLabel = 8;  // characters of a shortened label
 
@@ -97,9 +97,10 @@ class MemoryMap {
         num(width), num(y));
     out += "<style>.buffer:hover{stroke:#000;stroke-width:1.5px}.step-hit:hover{fill:#000;fill-opacity:0.06}</style>\n";
     // The bytes an output shares with the input it overlaps: red hatching over both.
-    out += "<defs><pattern id=\"overlap-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-           "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#d62728\" fill-opacity=\"0.25\"/>"
-           "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d62728\" stroke-width=\"2.5\"/></pattern></defs>\n";
+    out +=
+        "<defs><pattern id=\"overlap-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+        "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#d62728\" fill-opacity=\"0.25\"/>"
+        "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d62728\" stroke-width=\"2.5\"/></pattern></defs>\n";
     out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", num(width), num(y));
     out += title();
     out += legend();
@@ -136,7 +137,8 @@ class MemoryMap {
     if (any_placed_) {
       for (const char* kind : {"input", "activation", "output", "scratch"}) swatch(buffer_fill(0, kind, 0), kind);
     }
-    if (any_placed_ && std::any_of(d_.overlaps.begin(), d_.overlaps.end(), [](const Overlap& o) { return o.shared_bytes > 0; }))
+    if (any_placed_ &&
+        std::any_of(d_.overlaps.begin(), d_.overlaps.end(), [](const Overlap& o) { return o.shared_bytes > 0; }))
       swatch("url(#overlap-hatch)", "output over its input");
     if (!row_bands_.empty()) swatch(kRowBandFill, "row band of the tiled stage");
     line(kCapColour, "6 3", "cap");
@@ -151,7 +153,8 @@ class MemoryMap {
 
   std::string region_panel(std::size_t index, double top) const {
     const Region& r = d_.regions[index];
-    const std::optional<std::uint64_t> cap = r.capacity ? r.capacity : (d_.regions.size() == 1 ? d_.cap_bytes : std::nullopt);
+    const std::optional<std::uint64_t> cap =
+        r.capacity ? r.capacity : (d_.regions.size() == 1 ? d_.cap_bytes : std::nullopt);
     const Frame f = frame(top, region_height_, scale_top(std::max(r.peak, r.lower_bound), cap));
 
     std::string out = fmt::format("<g class=\"region\" data-region=\"{}\">\n", model_text::xml(r.name));
@@ -170,8 +173,9 @@ class MemoryMap {
     }
     for (const Overlap& o : d_.overlaps) out += overlap_rect(f, o, r.name);
     if (drawn == 0) {
-      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">no buffers in this region</text>\n",
-                         num(f.left + f.width / 2), num(f.top + f.height / 2));
+      out +=
+          fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">no buffers in this region</text>\n",
+                      num(f.left + f.width / 2), num(f.top + f.height / 2));
     }
     std::vector<Line> lines = {{r.lower_bound, "lower bound " + tick_bytes(r.lower_bound), kBoundColour, "2 3"},
                                {r.peak, "peak " + tick_bytes(r.peak), kPlanColour, ""}};
@@ -217,11 +221,12 @@ class MemoryMap {
     const double y = f.y(static_cast<double>(start + o.shared_bytes));
     const double h = std::max(1.0, f.y(static_cast<double>(start)) - y);
     const std::string tooltip =
-        fmt::format("step {}: {} ({}) writes {} over {}\n{} B shared; the output starts {} B or more {} its input", o.step,
-                    o.node, o.op, o.output, o.input, o.shared_bytes, o.distance, o.direction);
-    return fmt::format("<rect class=\"overlap\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"url(#overlap-hatch)\" "
-                       "stroke=\"#d62728\" stroke-width=\"1\"><title>{}</title></rect>\n",
-                       num(x), num(y), num(w), num(h), model_text::xml(tooltip));
+        fmt::format("step {}: {} ({}) writes {} over {}\n{} B shared; the output starts {} B or more {} its input",
+                    o.step, o.node, o.op, o.output, o.input, o.shared_bytes, o.distance, o.direction);
+    return fmt::format(
+        "<rect class=\"overlap\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"url(#overlap-hatch)\" "
+        "stroke=\"#d62728\" stroke-width=\"1\"><title>{}</title></rect>\n",
+        num(x), num(y), num(w), num(h), model_text::xml(tooltip));
   }
 
   // The tensor's name inside its rectangle: across when it fits, shortened when most of it fits,
@@ -238,8 +243,8 @@ class MemoryMap {
     }
     if (w >= kLabelFont + 1 && fits(h) >= least) {
       const double cx = x + w / 2 + 3.5, cy = y + h - 3;
-      return fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-90 {0} {1})\" {2}>{3}</text>\n", num(cx), num(cy),
-                         attrs, model_text::xml(fit(b.tensor, fits(h))));
+      return fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-90 {0} {1})\" {2}>{3}</text>\n", num(cx),
+                         num(cy), attrs, model_text::xml(fit(b.tensor, fits(h))));
     }
     return "";
   }
@@ -269,28 +274,31 @@ class MemoryMap {
         path += fmt::format(" L{},{} L{},{}", num(f.x(s.step)), num(y), num(f.x(s.step + 1)), num(y));
       }
       path += fmt::format(" L{},{} Z", num(f.x(d_.steps.size())), num(f.bottom()));
-      out += fmt::format("<path d=\"{}\" fill=\"#9ecae1\" fill-opacity=\"0.75\" stroke=\"#3182bd\" stroke-width=\"1\"/>\n",
-                         path);
+      out += fmt::format(
+          "<path d=\"{}\" fill=\"#9ecae1\" fill-opacity=\"0.75\" stroke=\"#3182bd\" stroke-width=\"1\"/>\n", path);
     }
     if (!d_.peak_steps.empty()) {  // name the peak where it is, so the eye finds it at 200 steps too
       const Step& peak = d_.steps.at(d_.peak_steps.front());
       const double x = f.x(static_cast<double>(peak.step) + 0.5);
       const bool right_half = x > f.left + f.width / 2;
-      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-size=\"10\" fill=\"#7a5b00\">peak {} at step {}</text>\n",
-                         num(x + (right_half ? -6 : 6)), num(f.top + 26), right_half ? "end" : "start",
-                         tick_bytes(peak.live_bytes), peak.step);
+      out += fmt::format(
+          "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-size=\"10\" fill=\"#7a5b00\">peak {} at step {}</text>\n",
+          num(x + (right_half ? -6 : 6)), num(f.top + 26), right_half ? "end" : "start", tick_bytes(peak.live_bytes),
+          peak.step);
     }
     for (const auto& s : d_.steps) {  // an invisible column per step, for its tooltip
       out += fmt::format(
           "<rect class=\"step-hit\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#000\" fill-opacity=\"0\">"
           "<title>step {}: {} ({})\n{} B live ({}), scratch {} B</title></rect>\n",
-          num(f.x(s.step)), num(f.top), num(f.step_width), num(f.height), s.step, model_text::xml(s.node), model_text::xml(s.op),
-          s.live_bytes, human_bytes(s.live_bytes), s.scratch_bytes);
+          num(f.x(s.step)), num(f.top), num(f.step_width), num(f.height), s.step, model_text::xml(s.node),
+          model_text::xml(s.op), s.live_bytes, human_bytes(s.live_bytes), s.scratch_bytes);
     }
-    std::vector<Line> lines = {{d_.lower_bound_bytes, "lower bound " + tick_bytes(d_.lower_bound_bytes), kBoundColour, "2 3"},
-                               {plan, (placed ? "this plan " : "minimum ") + tick_bytes(plan), kPlanColour, ""}};
+    std::vector<Line> lines = {
+        {d_.lower_bound_bytes, "lower bound " + tick_bytes(d_.lower_bound_bytes), kBoundColour, "2 3"},
+        {plan, (placed ? "this plan " : "minimum ") + tick_bytes(plan), kPlanColour, ""}};
     if (placed) {
-      lines.push_back({d_.greedy_by_size_bytes, "greedy by size " + tick_bytes(d_.greedy_by_size_bytes), kGreedyColour, "8 3 2 3"});
+      lines.push_back(
+          {d_.greedy_by_size_bytes, "greedy by size " + tick_bytes(d_.greedy_by_size_bytes), kGreedyColour, "8 3 2 3"});
     }
     if (d_.cap_bytes) lines.push_back({*d_.cap_bytes, "cap " + tick_bytes(*d_.cap_bytes), kCapColour, "6 3"});
     out += horizontal_lines(f, lines) + x_axis(f) + "</g>\n";
@@ -427,8 +435,9 @@ class MemoryMap {
                            num(x), num(f.bottom() + 27), model_text::xml(fit(d_.steps[step].op, room)));
       }
     }
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\" font-size=\"10\">schedule step</text>\n",
-                       num(f.left + f.width), num(f.bottom() + 40));
+    out +=
+        fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\" font-size=\"10\">schedule step</text>\n",
+                    num(f.left + f.width), num(f.bottom() + 40));
     return out;
   }
 

@@ -47,7 +47,8 @@ std::vector<std::string> fit_list(const std::vector<std::string>& names, std::si
     const std::string item = fit(names[i], width - 4) + (last_name ? "" : ",");
     const std::string joined = lines.back().empty() ? item : lines.back() + " " + item;
     // On the last allowed line, keep room for " +N" unless this is the last name.
-    const std::size_t room = lines.size() == max_lines && !last_name ? width - fmt::formatted_size(" +{}", names.size() - i) : width;
+    const std::size_t room =
+        lines.size() == max_lines && !last_name ? width - fmt::formatted_size(" +{}", names.size() - i) : width;
     if (joined.size() <= room) {
       lines.back() = joined;
     } else if (lines.size() < max_lines && !lines.back().empty()) {
@@ -67,8 +68,8 @@ std::string status_phrase(const Document& d) {
     return fmt::format("optimal, proven by search ({} B above the live-bytes lower bound, which no plan reaches)",
                        d.gap_bytes);
   }
-  return fmt::format("feasible: at most {} B ({:.1f}%) above the optimum, the time limit ended the search",
-                     d.gap_bytes, percent_of(d.gap_bytes, d.arena_bytes));
+  return fmt::format("feasible: at most {} B ({:.1f}%) above the optimum, the time limit ended the search", d.gap_bytes,
+                     percent_of(d.gap_bytes, d.arena_bytes));
 }
 
 std::string step_name(const Document& d, std::uint64_t step) {
@@ -78,9 +79,9 @@ std::string step_name(const Document& d, std::uint64_t step) {
 
 std::string header(const Document& d) {
   std::string out = fit(fmt::format("tightfit memory report: {}", d.name), kWidth) + "\n";
-  out += fit(fmt::format("  model {}; {}; planner time limit {:g} s", d.model, d.tool, d.planner_time_limit_s),
-             kWidth) +
-         "\n";
+  out +=
+      fit(fmt::format("  model {}; {}; planner time limit {:g} s", d.model, d.tool, d.planner_time_limit_s), kWidth) +
+      "\n";
   for (const std::string& input : d.batch_pinned)
     out += fit(fmt::format("  input '{}': its symbolic batch (dimension 0) is compiled as 1", input), kWidth) + "\n";
   out += "\n";
@@ -93,15 +94,17 @@ std::string failure_section(const Document& d) {
   std::string out = fmt::format("DOES NOT FIT: cap {} B ({}), minimum reachable {} B ({}), {} B over\n", f.cap_bytes,
                                 human_bytes(f.cap_bytes), f.minimum_bytes, human_bytes(f.minimum_bytes),
                                 f.minimum_bytes > f.cap_bytes ? f.minimum_bytes - f.cap_bytes : 0);
-  out += fit(fmt::format("  bottleneck: {}, where these tensors are live together:", step_name(d, f.peak_step)), kWidth) +
-         "\n";
+  out +=
+      fit(fmt::format("  bottleneck: {}, where these tensors are live together:", step_name(d, f.peak_step)), kWidth) +
+      "\n";
   std::vector<std::string> items;
   for (const auto& name : f.tensors) {
     const Buffer* b = d.find_buffer(name);
     items.push_back(b ? fmt::format("{} {}", name, b->size) : name);
   }
   out += wrap(items, "    ");
-  out += fmt::format("  to fit: a cap of at least {} B, or smaller tensors at step {}\n\n", f.minimum_bytes, f.peak_step);
+  out +=
+      fmt::format("  to fit: a cap of at least {} B, or smaller tensors at step {}\n\n", f.minimum_bytes, f.peak_step);
   return out;
 }
 
@@ -142,8 +145,8 @@ std::string ram_section(const Document& d) {
                          p->slow_cycles, p->instructions + p->slow_cycles);
     };
     const SlowRegions& c = *d.slow_regions;
-    out += fmt::format("  slow regions: kept {}\n", c.kept == "free_only" ? "the plan without them (tiled if need be)"
-                                                                            : "the plan with them");
+    out += fmt::format("  slow regions: kept {}\n",
+                       c.kept == "free_only" ? "the plan without them (tiled if need be)" : "the plan with them");
     out += "    with them: " + describe(c.with_slow) + "\n";
     out += "    without:   " + describe(c.free_only) + "\n";
   }
@@ -171,31 +174,33 @@ std::string order_section(const Document& d) {
                                     o.file_order_bound_bytes, o.bound_bytes),
                         kWidth) +
                     "\n";
-  const std::string search = o.search == "exact"
-                                 ? fmt::format("exact search ({} sets of nodes)", o.states)
-                                 : fmt::format("beam search ({} sets of nodes; up to {} B from the least peak)",
-                                               o.states, o.search_gap_bytes);
+  const std::string search =
+      o.search == "exact"
+          ? fmt::format("exact search ({} sets of nodes)", o.states)
+          : fmt::format("beam search ({} sets of nodes; up to {} B from the least peak)", o.states, o.search_gap_bytes);
   const std::string saved = o.file_order_arena_bytes > d.arena_bytes
                                 ? fmt::format("saves {} B", o.file_order_arena_bytes - d.arena_bytes)
                                 : std::string("no saving");
-  out += fit(fmt::format("       {}; arena in the file order {} B: {}", search, o.file_order_arena_bytes, saved),
-             kWidth) +
-         "\n";
+  out +=
+      fit(fmt::format("       {}; arena in the file order {} B: {}", search, o.file_order_arena_bytes, saved), kWidth) +
+      "\n";
   return out;
 }
 
 std::string flash_section(const Document& d) {
   if (const auto& l = d.flash_linked)
-    return fmt::format("Flash  {} B ({}) = weights {} + code {} + constants {} + .data {}\n"
-                       "       linked for {} ({}): the generated code and what it calls;\n"
-                       "       a firmware adds its own start-up and board support code\n\n",
-                       d.flash_bytes(), human_bytes(d.flash_bytes()), l->weights_bytes, l->text_bytes, l->rodata_bytes,
-                       l->data_bytes, l->core, l->method);
-  return fmt::format("Flash  {} B ({}) = weights {} + code (estimate) {} + schedule {}\n"
-                     "       an estimate (no core linked: see --target): it leaves out the kernels' real size, often\n"
-                     "       several times 600 B each with their fast paths, their constant tables, and the C library\n\n",
-                     d.flash_bytes(), human_bytes(d.flash_bytes()), d.flash_weights_bytes, d.flash_code_estimate_bytes,
-                     d.flash_schedule_bytes);
+    return fmt::format(
+        "Flash  {} B ({}) = weights {} + code {} + constants {} + .data {}\n"
+        "       linked for {} ({}): the generated code and what it calls;\n"
+        "       a firmware adds its own start-up and board support code\n\n",
+        d.flash_bytes(), human_bytes(d.flash_bytes()), l->weights_bytes, l->text_bytes, l->rodata_bytes, l->data_bytes,
+        l->core, l->method);
+  return fmt::format(
+      "Flash  {} B ({}) = weights {} + code (estimate) {} + schedule {}\n"
+      "       an estimate (no core linked: see --target): it leaves out the kernels' real size, often\n"
+      "       several times 600 B each with their fast paths, their constant tables, and the C library\n\n",
+      d.flash_bytes(), human_bytes(d.flash_bytes()), d.flash_weights_bytes, d.flash_code_estimate_bytes,
+      d.flash_schedule_bytes);
 }
 
 // "?" for a figure the firmware did not print.
@@ -206,24 +211,26 @@ std::string measured_section(const Document& d) {
   const Measured& m = *d.measured;
   std::string out = fit(fmt::format("Measured on {} ({}), {}", m.board, m.core, m.method), kWidth) + "\n";
   out += fmt::format("  flash  {} B = weights {} + code and constants {} + built-in test inputs {}\n",
-                     figure(m.flash_bytes), figure(m.weights_bytes),
-                     figure(m.code_and_constants_bytes()), figure(m.inputs_bytes));
-  out += fmt::format("  RAM    {} B = arena {} + .data {} + .bss {} + peak stack {}\n",
-                     figure(m.ram_in_use_bytes()), figure(m.arena_bytes),
-                     figure(m.data_bytes), figure(m.bss_bytes), figure(m.stack_peak_bytes));
-  out += fmt::format("         the arena is {} ({} B); the stack reserved is {} B{}\n",
-                     m.arena_as_planned() ? "the plan's to the byte" : "NOT the plan's", figure(m.planned_arena_bytes),
-                     figure(m.stack_bytes),
-                     m.linked_ram_bytes ? fmt::format("; {} B linked (the stack reserved, not its peak)", *m.linked_ram_bytes) : "");
+                     figure(m.flash_bytes), figure(m.weights_bytes), figure(m.code_and_constants_bytes()),
+                     figure(m.inputs_bytes));
+  out += fmt::format("  RAM    {} B = arena {} + .data {} + .bss {} + peak stack {}\n", figure(m.ram_in_use_bytes()),
+                     figure(m.arena_bytes), figure(m.data_bytes), figure(m.bss_bytes), figure(m.stack_peak_bytes));
+  out += fmt::format(
+      "         the arena is {} ({} B); the stack reserved is {} B{}\n",
+      m.arena_as_planned() ? "the plan's to the byte" : "NOT the plan's", figure(m.planned_arena_bytes),
+      figure(m.stack_bytes),
+      m.linked_ram_bytes ? fmt::format("; {} B linked (the stack reserved, not its peak)", *m.linked_ram_bytes) : "");
   const std::uint64_t macs = d.macs();
   out += fmt::format("  speed  {} instructions per inference{}\n", figure(m.instructions),
-                     m.instructions && macs ? fmt::format(", {:.2f} per MAC ({} MACs)",
-                                                          static_cast<double>(*m.instructions) / static_cast<double>(macs), macs)
-                                            : "");
+                     m.instructions && macs
+                         ? fmt::format(", {:.2f} per MAC ({} MACs)",
+                                       static_cast<double>(*m.instructions) / static_cast<double>(macs), macs)
+                         : "");
   if (m.step_instructions.empty()) return out + "\n";
 
-  out += "  per step, from a second, profiled run (each kernel call with its argument set-up; - : no call);\n"
-         "  this build holds the profiled copy of the schedule too: take flash and .bss from one without it\n";
+  out +=
+      "  per step, from a second, profiled run (each kernel call with its argument set-up; - : no call);\n"
+      "  this build holds the profiled copy of the schedule too: take flash and .bss from one without it\n";
   std::size_t w_node = 4, w_op = 2;
   for (const auto& s : d.steps) {
     w_node = std::max(w_node, s.node.size());
@@ -309,9 +316,10 @@ std::string rewrite_section(const Document& d) {
                         kWidth) +
                     "\n";
   for (const Rewrite& r : d.rewrites) {
-    const std::string what = r.technique == "fold_pad"    ? fmt::format("{} folded into {} ({})", r.node, r.into, r.op)
-                             : r.technique == "tiling" ? fmt::format("{} .. {} run in {}", r.node, r.into, r.op)
-                                                       : fmt::format("{} ({}) writes {} into {}", r.into, r.op, r.tensor, r.node);
+    const std::string what = r.technique == "fold_pad" ? fmt::format("{} folded into {} ({})", r.node, r.into, r.op)
+                             : r.technique == "tiling"
+                                 ? fmt::format("{} .. {} run in {}", r.node, r.into, r.op)
+                                 : fmt::format("{} ({}) writes {} into {}", r.into, r.op, r.tensor, r.node);
     out += fit(fmt::format("  {}: {} B; {}", what, r.saved_bytes, r.detail), kWidth) + "\n";
   }
   return out + choice + "\n";
@@ -335,21 +343,20 @@ std::string cost_section(const Document& d) {
   out += fmt::format("  {:<12} {:>9} {:>12} {:>7} {:>6}  {}\n", "", "arena", "extra MACs", "", estimated ? "time" : "",
                      "what");
   for (const CostLevel& l : d.ram_vs_cost) {
-    const std::string stage = l.nodes.empty() ? "untiled"
-                              : l.whole_rows  ? fmt::format("{} row bands of {} .. {}", l.bands, l.nodes.front(),
-                                                            l.nodes.back())
-                                              : fmt::format("{}x{} tiles of {} .. {}", l.bands, l.columns,
-                                                            l.nodes.front(), l.nodes.back());
-    const std::string what = l.technique == "none"           ? "file order, no overlap, every Concat copying"
+    const std::string stage =
+        l.nodes.empty() ? "untiled"
+        : l.whole_rows  ? fmt::format("{} row bands of {} .. {}", l.bands, l.nodes.front(), l.nodes.back())
+                        : fmt::format("{}x{} tiles of {} .. {}", l.bands, l.columns, l.nodes.front(), l.nodes.back());
+    const std::string what = l.technique == "none"   ? "file order, no overlap, every Concat copying"
                              : l.technique == "free" ? "overlap, zero-copy Concat, order (on by default)"
                                                      : stage;  // "byte-aligned" rows too: the label says it
-    const std::string time = estimated && l.instructions
-                                 ? fmt::format("x{:.2f}", static_cast<double>(*l.instructions) /
-                                                              static_cast<double>(*free->instructions))
-                                 : "";
+    const std::string time =
+        estimated && l.instructions
+            ? fmt::format("x{:.2f}", static_cast<double>(*l.instructions) / static_cast<double>(*free->instructions))
+            : "";
     out += fit(fmt::format("{} {:<12} {:>9} {:>12} {:>6.1f}% {:>6}  {}", l.chosen ? "*" : " ",
-                           l.technique == "byte_aligned" ? "byte-aligned" : l.technique,
-                           l.arena_bytes, l.extra_macs, l.extra_macs_percent, time, what),
+                           l.technique == "byte_aligned" ? "byte-aligned" : l.technique, l.arena_bytes, l.extra_macs,
+                           l.extra_macs_percent, time, what),
                kWidth) +
            "\n";
   }
@@ -413,8 +420,9 @@ std::string layer_table(const Document& d) {
     std::vector<std::string> names;
     for (const auto& sized : d.live_by_size(s)) names.push_back(sized.second);
     const auto tensor_lines = fit_list(names, w_tensors, max_lines);
-    row(fmt::format("{}{}", s.step, peak ? "*" : " "), s.node, s.in_float ? s.op + " f32" : s.op, shape_text(s.output_shape), std::to_string(s.macs),
-        std::to_string(s.live_bytes), std::to_string(s.scratch_bytes), tensor_lines.front());
+    row(fmt::format("{}{}", s.step, peak ? "*" : " "), s.node, s.in_float ? s.op + " f32" : s.op,
+        shape_text(s.output_shape), std::to_string(s.macs), std::to_string(s.live_bytes),
+        std::to_string(s.scratch_bytes), tensor_lines.front());
     for (std::size_t i = 1; i < tensor_lines.size(); ++i) out += std::string(used, ' ') + tensor_lines[i] + "\n";
   }
   std::size_t float_steps = 0;
@@ -424,9 +432,10 @@ std::string layer_table(const Document& d) {
     float_peak = std::max(float_peak, s.float_bytes);
   }
   if (float_steps)
-    out += fmt::format("Float islands: {} step{} marked f32 (float32 kernels, and the Dequantize/Quantize at\n"
-                       "  their ends); float32 buffers (4 B an element) take up to {} B of a step's live bytes\n",
-                       float_steps, float_steps == 1 ? "" : "s", float_peak);
+    out += fmt::format(
+        "Float islands: {} step{} marked f32 (float32 kernels, and the Dequantize/Quantize at\n"
+        "  their ends); float32 buffers (4 B an element) take up to {} B of a step's live bytes\n",
+        float_steps, float_steps == 1 ? "" : "s", float_peak);
   return out;
 }
 
@@ -435,7 +444,8 @@ std::string layer_table(const Document& d) {
 std::string render_text(const nlohmann::json& report) {
   const Document d = read_document(report);
   return header(d) + failure_section(d) + ram_section(d) + order_section(d) + flash_section(d) + measured_section(d) +
-         savings_section(d) + overlap_section(d) + rewrite_section(d) + cost_section(d) + peak_section(d) + layer_table(d);
+         savings_section(d) + overlap_section(d) + rewrite_section(d) + cost_section(d) + peak_section(d) +
+         layer_table(d);
 }
 
 std::string render_measured_text(const nlohmann::json& report) { return measured_section(read_document(report)); }

@@ -20,22 +20,16 @@ using ir::TensorId;
 
 // Logical axis (N, C, H, W) -> its index in memory order (N, H, W, C), and back.
 constexpr std::array<int, 4> kLogicalToMemory = {0, 3, 1, 2};
-constexpr std::array<std::int64_t, 4> kToChannelsLast = {0, 2, 3, 1};  // a Transpose perm, NCHW -> NHWC
+constexpr std::array<std::int64_t, 4> kToChannelsLast = {0, 2, 3, 1};   // a Transpose perm, NCHW -> NHWC
 constexpr std::array<std::int64_t, 4> kToChannelsFirst = {0, 3, 1, 2};  // NHWC -> NCHW
 
-bool is_image(const Tensor& t) {
-  return !t.is_constant && t.shape.size() == 4 && t.dtype != ir::DType::Float32;
-}
+bool is_image(const Tensor& t) { return !t.is_constant && t.shape.size() == 4 && t.dtype != ir::DType::Float32; }
 
 // NCHW and NHWC put the elements of a [N, C, H, W] tensor in the same order exactly when one
 // channel or one pixel makes the difference vanish.
-bool orders_agree(const std::vector<std::int64_t>& nchw) {
-  return nchw[1] == 1 || nchw[2] * nchw[3] == 1;
-}
+bool orders_agree(const std::vector<std::int64_t>& nchw) { return nchw[1] == 1 || nchw[2] * nchw[3] == 1; }
 
-std::string where(const Graph& g, const Node& n) {
-  return g.source + ": " + n.name + " (" + n.onnx_op + ")";
-}
+std::string where(const Graph& g, const Node& n) { return g.source + ": " + n.name + " (" + n.onnx_op + ")"; }
 
 // A Reshape node from `in` to `out`: a view, no bytes move (its clamp is the type's range).
 Node make_view(const Graph& g, const std::string& name, const std::string& onnx_op, TensorId in, TensorId out) {
@@ -62,7 +56,9 @@ TensorId add_boundary_view(Graph& g, std::vector<Node>& nodes, TensorId of, cons
   return view;
 }
 
-bool contains(const std::vector<TensorId>& ids, TensorId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+bool contains(const std::vector<TensorId>& ids, TensorId id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
 
 // Removes the Quantize on a float graph input and the Dequantize on a float graph output: the
 // integer tensor takes the float one's place at the boundary (those inside, at the ends of float
@@ -78,9 +74,8 @@ void take_float_edges_off_schedule(Graph& g) {
       auto in = std::find(g.inputs.begin(), g.inputs.end(), n.inputs[0]);
       // A float input that float kernels read too stays float32 in the arena; its QuantizeLinear
       // is then a kernel like an island's end.
-      const bool read_in_float = std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& m) {
-                                   return contains(m.inputs, n.inputs[0]);
-                                 }) > 1;
+      const bool read_in_float = std::count_if(g.nodes.begin(), g.nodes.end(),
+                                               [&](const Node& m) { return contains(m.inputs, n.inputs[0]); }) > 1;
       if (in == g.inputs.end() || read_in_float) {  // the end of a float island: a kernel
         kept.push_back(std::move(n));
         continue;
@@ -106,7 +101,8 @@ void take_float_edges_off_schedule(Graph& g) {
     }
     if (n.op == OpKind::Dequantize) {
       auto out = std::find(g.outputs.begin(), g.outputs.end(), n.outputs[0]);
-      const bool read = std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& m) { return contains(m.inputs, n.outputs[0]); });
+      const bool read =
+          std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& m) { return contains(m.inputs, n.outputs[0]); });
       if (out == g.outputs.end() || read) {  // the start of a float island: a kernel
         kept.push_back(std::move(n));
         continue;
@@ -202,10 +198,9 @@ std::vector<std::size_t> readers_absorbing_flatten(const Graph& g, std::size_t a
     const Node& r = g.nodes[i];
     if (!contains(r.inputs, out)) continue;
     if (r.inputs[0] != out || r.inputs.size() < 2 || std::count(r.inputs.begin(), r.inputs.end(), out) != 1) return {};
-    const bool pointwise_conv = r.op == OpKind::Conv && r.attrs.group == 1 &&
-                                r.attrs.kernel_shape == std::vector<std::int64_t>{1, 1} &&
-                                r.attrs.strides == std::vector<std::int64_t>{1, 1} &&
-                                r.attrs.pads == std::vector<std::int64_t>{0, 0, 0, 0};
+    const bool pointwise_conv =
+        r.op == OpKind::Conv && r.attrs.group == 1 && r.attrs.kernel_shape == std::vector<std::int64_t>{1, 1} &&
+        r.attrs.strides == std::vector<std::int64_t>{1, 1} && r.attrs.pads == std::vector<std::int64_t>{0, 0, 0, 0};
     if (r.op != OpKind::FullyConnected && !pointwise_conv) return {};
     const Tensor& w = g.tensors[r.inputs[1]];
     if (!w.is_constant || w.shape.size() < 2 || w.shape[1] != k || w.elements() != w.shape[0] * k) return {};

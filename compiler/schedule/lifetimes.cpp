@@ -95,9 +95,8 @@ void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes&
       // Only distances that let the two share a byte.
       if (d.below && *d.below >= buffers[out].size) d.below.reset();
       if (d.above && *d.above >= buffers[in].size) d.above.reset();
-      const std::uint64_t saving =
-          std::max(d.below ? std::min(buffers[out].size - *d.below, buffers[in].size) : 0,
-                   d.above ? std::min(buffers[in].size - *d.above, buffers[out].size) : 0);
+      const std::uint64_t saving = std::max(d.below ? std::min(buffers[out].size - *d.below, buffers[in].size) : 0,
+                                            d.above ? std::min(buffers[in].size - *d.above, buffers[out].size) : 0);
       if (saving > best_saving) {
         best = plan::Overlap{out, in, d.below, d.above};
         best_saving = saving;

@@ -9,9 +9,9 @@
 // its own step.
 //
 // Overlap pairs: a node's output may lie over an input whose buffer dies at that node, from the
-// kernel's distance below it, or above it for kernels that run backwards (plan::Overlap). When several inputs die there, the one the output
-// can share the most bytes with. The model's inputs and outputs are never overwritten (run() may
-// be called again on the same input; an output, or a view of it, is read after the last step).
+// kernel's distance below it, or above it for kernels that run backwards (plan::Overlap). When several inputs die
+// there, the one the output can share the most bytes with. The model's inputs and outputs are never overwritten (run()
+// may be called again on the same input; an output, or a view of it, is read after the last step).
 #pragma once
 
 #include <cstdint>

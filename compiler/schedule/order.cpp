@@ -10,8 +10,8 @@
 // over the blocks rather than multiply. Two prunings keep it exact: a step above the peak of an
 // order already known (the file order's, or the beam search's below) is never taken (the best
 // order has no such step), and a step at least as high as the best suffix found so far from S
-// cannot improve it; the lightest steps are tried first so that the second prunes early. The order itself is read off forwards: at every
-// step the node of smallest file index whose step and rest stay within the optimum.
+// cannot improve it; the lightest steps are tried first so that the second prunes early. The order itself is read off
+// forwards: at every step the node of smallest file index whose step and rest stay within the optimum.
 #include "schedule/order.hpp"
 
 #include <algorithm>
@@ -78,8 +78,10 @@ class Walk {
       bool started = buffer.from_start, ends = !buffer.to_end;
       for (const int u : buffer.touchers) {
         if (u == v) continue;
-        if (has(s, u)) started = true;
-        else ends = false;
+        if (has(s, u))
+          started = true;
+        else
+          ends = false;
       }
       if (!started) {
         bytes.during += buffer.bytes;

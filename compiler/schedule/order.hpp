@@ -21,7 +21,7 @@ namespace tightfit::schedule {
 // from the first node that touches them to the last (like lifetimes.hpp: graph inputs from the
 // first step, graph outputs to the last).
 struct OrderBuffer {
-  std::uint64_t bytes = 0;   // the size rounded up to its alignment
+  std::uint64_t bytes = 0;    // the size rounded up to its alignment
   std::vector<int> touchers;  // the nodes that write or read it (a view's reader included)
   bool from_start = false;    // a graph input
   bool to_end = false;        // a graph output
@@ -38,11 +38,11 @@ struct OrderOptions {
 };
 
 struct OrderResult {
-  std::vector<int> order;        // node indices in execution order
-  std::uint64_t peak = 0;        // the live-sum of `order`: max over steps of the bytes live there
-  std::uint64_t lower_bound = 0; // no order has a smaller peak (== peak when exact)
-  bool exact = false;            // false: the state budget ran out; `order` is the beam's (or the file order)
-  std::uint64_t states = 0;      // sets of nodes the search visited
+  std::vector<int> order;         // node indices in execution order
+  std::uint64_t peak = 0;         // the live-sum of `order`: max over steps of the bytes live there
+  std::uint64_t lower_bound = 0;  // no order has a smaller peak (== peak when exact)
+  bool exact = false;             // false: the state budget ran out; `order` is the beam's (or the file order)
+  std::uint64_t states = 0;       // sets of nodes the search visited
   // Another order with the same peak, the one that keeps the file order least (latest file index
   // first where the peak allows): a second candidate for the placement. Empty when there is none.
   std::vector<int> other_best_order;

@@ -52,10 +52,12 @@ Array load(const std::string& path) {
   Array a;
   a.dtype = m[2];
   if (m[1] == ">" || !supported(a.dtype))
-    throw Error(path + ": dtype '" + std::string(m[1]) + a.dtype + "' is not one of float32, int8, uint8, int32, int64");
+    throw Error(path + ": dtype '" + std::string(m[1]) + a.dtype +
+                "' is not one of float32, int8, uint8, int32, int64");
   if (std::regex_search(header, std::regex("'fortran_order':\\s*True")))
     throw Error(path + ": Fortran-ordered arrays are not supported; save with np.ascontiguousarray");
-  if (!std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)"))) throw Error(path + ": .npy header has no shape");
+  if (!std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)")))
+    throw Error(path + ": .npy header has no shape");
   const std::string dims = m[1];
   static const std::regex kNumber("\\d+");
   for (std::sregex_iterator it(dims.begin(), dims.end(), kNumber), end; it != end; ++it)

@@ -76,8 +76,10 @@ void write_files(const std::string& dir, const std::vector<std::pair<std::string
       }
       const std::string reason = ec.message();
       for (std::size_t j = 0; j < i; ++j) {  // undo: the old file back, or no file
-        if (!staged[j].backup.empty()) fs::rename(staged[j].backup, staged[j].final, ec);
-        else fs::remove(staged[j].final, ec);
+        if (!staged[j].backup.empty())
+          fs::rename(staged[j].backup, staged[j].final, ec);
+        else
+          fs::remove(staged[j].final, ec);
       }
       discard();
       throw Error(staged[i].final.string() + ": cannot write (" + reason + ")");

@@ -15,13 +15,13 @@ extern "C" {
 
 /* Text output (UART 0 of the board; QEMU's -nographic sends it to stdout). */
 void tf_putc(char c);
-void tf_puts(const char *text);
+void tf_puts(const char* text);
 void tf_put_u32(uint32_t value);
 void tf_put_i32(int32_t value);
 void tf_put_u64(uint64_t value);
 /* Prints " key=value", to build a TIGHTFIT line after tf_puts("TIGHTFIT"). */
-void tf_figure(const char *key, uint32_t value);
-void tf_figure_u64(const char *key, uint64_t value);
+void tf_figure(const char* key, uint32_t value);
+void tf_figure_u64(const char* key, uint64_t value);
 
 /* One line: "TIGHTFIT board=... core=... flash_bytes=... text_bytes=... rodata_bytes=...
  * weights_section_bytes=... inputs_section_bytes=... data_bytes=... bss_bytes=... arena_bytes=...

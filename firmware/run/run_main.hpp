@@ -36,8 +36,8 @@ bool load(unsigned index, const float* data, std::size_t size, const Info& info,
 // An integer input is copied as it is: it must have the model's type, and be in memory order,
 // which is ONNX's only where the input is not channels-last.
 template <typename Info, typename T, typename Holder, typename Q>
-bool load(unsigned index, const T* data, std::size_t size, const Info& info,
-          void (*)(const float*, Holder*), Holder*, Q* input) {
+bool load(unsigned index, const T* data, std::size_t size, const Info& info, void (*)(const float*, Holder*), Holder*,
+          Q* input) {
   static_assert(std::is_integral<T>::value, "inputs are float32, int8 or uint8");
   if (size != info.elements) return input_error(index, "size_differs_from_the_model");
   if (!std::is_same<T, Q>::value) return input_error(index, "integer_type_differs_from_the_model");
@@ -152,6 +152,7 @@ void profile(const Step* steps, std::size_t count, Run run) {
 extern "C" void tightfit_step_begin(int) { tf_count_begin(); }
 extern "C" void tightfit_step_end(int step) {
   const auto n = static_cast<std::uint32_t>(tf_count_end());
-  if (step >= 0 && static_cast<std::size_t>(step) < TIGHTFIT_RUN_MODEL::kStepCount) tightfit_run::step_instructions[step] = n;
+  if (step >= 0 && static_cast<std::size_t>(step) < TIGHTFIT_RUN_MODEL::kStepCount)
+    tightfit_run::step_instructions[step] = n;
 }
 #endif

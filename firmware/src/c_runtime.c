@@ -14,12 +14,11 @@ int main(void);
 __attribute__((noreturn)) void tf_run_program(void) {
   tf_stack_paint();
 
-  const uint32_t *from = __tightfit_data_load;
-  for (uint32_t *to = __tightfit_data_start; to < __tightfit_data_end;) *to++ = *from++;
-  for (uint32_t *to = __tightfit_bss_start; to < __tightfit_bss_end;) *to++ = 0;
+  const uint32_t* from = __tightfit_data_load;
+  for (uint32_t* to = __tightfit_data_start; to < __tightfit_data_end;) *to++ = *from++;
+  for (uint32_t* to = __tightfit_bss_start; to < __tightfit_bss_end;) *to++ = 0;
 
-  for (void (**ctor)(void) = __tightfit_init_array_start; ctor < __tightfit_init_array_end; ++ctor)
-    (*ctor)();
+  for (void (**ctor)(void) = __tightfit_init_array_start; ctor < __tightfit_init_array_end; ++ctor) (*ctor)();
 
   tf_exit(main());
 }

@@ -15,7 +15,7 @@ extern const char __tightfit_arena_start[], __tightfit_arena_end[];
 extern const char __tightfit_stack_limit[], __tightfit_stack_top[];
 extern const char __tightfit_ram_end[];
 
-static uint32_t span(const char *start, const char *end) { return (uint32_t)(end - start); }
+static uint32_t span(const char* start, const char* end) { return (uint32_t)(end - start); }
 
 /* The firmware's flash: the FLASH region's span, plus the weights where the board keeps them in a
  * flash of their own (mps3-an547's QSPI). Compared as integers: the symbols are distinct objects

@@ -5,9 +5,9 @@
 #include "tightfit_board.h"
 
 /* icount_now.S: the sum of TF_COUNTER_READS readings of the timer, one every other instruction. */
-uint32_t tf_icount_now(const volatile uint32_t *timer_value);
+uint32_t tf_icount_now(const volatile uint32_t* timer_value);
 
-#define COUNTER_VALUE ((const volatile uint32_t *)TF_COUNTER_VALUE)
+#define COUNTER_VALUE ((const volatile uint32_t*)TF_COUNTER_VALUE)
 
 static uint32_t begin_ticks, begin_sum;
 static uint64_t overhead;
@@ -17,10 +17,10 @@ static void start_timer(void) {
 #if defined(TF_DUALTIMER_BASE)
   /* CMSDK dual timer 1: enabled, 32-bit, no prescaler, free running (wraps from 0 to
    * 0xFFFFFFFF), no interrupt. */
-  *(volatile uint32_t *)(TF_DUALTIMER_BASE + 0x00u) = 0xFFFFFFFFu; /* LOAD */
-  *(volatile uint32_t *)(TF_DUALTIMER_BASE + 0x08u) = 0x80u | 0x02u; /* CONTROL: ENABLE | 32BIT */
+  *(volatile uint32_t*)(TF_DUALTIMER_BASE + 0x00u) = 0xFFFFFFFFu;   /* LOAD */
+  *(volatile uint32_t*)(TF_DUALTIMER_BASE + 0x08u) = 0x80u | 0x02u; /* CONTROL: ENABLE | 32BIT */
 #elif defined(TF_SSE_COUNTER_CONTROL)
-  *(volatile uint32_t *)TF_SSE_COUNTER_CONTROL = 1u; /* CNTCR.EN */
+  *(volatile uint32_t*)TF_SSE_COUNTER_CONTROL = 1u; /* CNTCR.EN */
 #else
 #error "board.h names no timer for the instruction counter"
 #endif
@@ -30,7 +30,7 @@ static void start_timer(void) {
  * instructions of resolution, but 2^32 ticks before it wraps), and the readings' sum, which is
  * TF_COUNTER_TICKS_PER_READS times the time in instructions plus a constant (docs/firmware.md):
  * exact, but modulo 2^32. */
-static void now(uint32_t *ticks, uint32_t *sum) {
+static void now(uint32_t* ticks, uint32_t* sum) {
   const uint32_t value = *COUNTER_VALUE;
   const uint32_t readings = tf_icount_now(COUNTER_VALUE);
   *ticks = TF_COUNTER_COUNTS_DOWN ? 0u - value : value;

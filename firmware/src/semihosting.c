@@ -11,7 +11,7 @@ __attribute__((noreturn)) void tf_exit(int status) {
   /* SYS_EXIT_EXTENDED rather than SYS_EXIT: on 32-bit Arm only the extended call carries a status. */
   const uint32_t block[2] = {ADP_STOPPED_APPLICATION_EXIT, (uint32_t)status};
   register uint32_t op __asm__("r0") = SYS_EXIT_EXTENDED;
-  register const uint32_t *arg __asm__("r1") = block;
+  register const uint32_t* arg __asm__("r1") = block;
   __asm__ volatile("bkpt 0xab" : : "r"(op), "r"(arg) : "memory");
   for (;;) {
   }

@@ -15,7 +15,7 @@ void tf_stack_paint(void) {
    * stack itself: C code could save registers below the value it read (GCC shrink-wraps the
    * prologue after the read for Cortex-M55) and then paint over its own return address.
    * On Arm, ARMv6-M instructions only. */
-  uint32_t *word = __tightfit_stack_limit;
+  uint32_t* word = __tightfit_stack_limit;
   uint32_t pattern = STACK_PAINT, sp;
 #if defined(__riscv)
   __asm__ volatile(
@@ -48,7 +48,7 @@ void tf_stack_paint(void) {
 }
 
 uint32_t tf_stack_peak_bytes(void) {
-  const uint32_t *word = __tightfit_stack_limit;
+  const uint32_t* word = __tightfit_stack_limit;
   while (word < __tightfit_stack_top && *word == STACK_PAINT) ++word;
   return (uint32_t)((uintptr_t)__tightfit_stack_top - (uintptr_t)word);
 }

@@ -10,7 +10,7 @@ extern uint32_t __tightfit_stack_top[];
 __attribute__((noreturn)) void tf_run_program(void);
 
 /* Coprocessor Access Control Register: CP10 and CP11 are the FPU. */
-#define SCB_CPACR (*(volatile uint32_t *)0xE000ED88u)
+#define SCB_CPACR (*(volatile uint32_t*)0xE000ED88u)
 
 static void enable_fpu(void) {
 #if defined(__ARM_FP)

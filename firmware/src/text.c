@@ -3,7 +3,7 @@
 
 #include "tightfit_board.h"
 
-void tf_puts(const char *text) {
+void tf_puts(const char* text) {
   while (*text) tf_putc(*text++);
 }
 
@@ -30,14 +30,14 @@ void tf_put_i32(int32_t value) {
   }
 }
 
-void tf_figure(const char *key, uint32_t value) {
+void tf_figure(const char* key, uint32_t value) {
   tf_putc(' ');
   tf_puts(key);
   tf_putc('=');
   tf_put_u32(value);
 }
 
-void tf_figure_u64(const char *key, uint64_t value) {
+void tf_figure_u64(const char* key, uint64_t value) {
   tf_putc(' ');
   tf_puts(key);
   tf_putc('=');

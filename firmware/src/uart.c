@@ -4,10 +4,10 @@
 #include "board.h"
 #include "tightfit_board.h"
 
-#define UART_DATA (*(volatile uint32_t *)(TF_UART0_BASE + 0x00u))
-#define UART_STATE (*(volatile uint32_t *)(TF_UART0_BASE + 0x04u))
-#define UART_CTRL (*(volatile uint32_t *)(TF_UART0_BASE + 0x08u))
-#define UART_BAUDDIV (*(volatile uint32_t *)(TF_UART0_BASE + 0x10u))
+#define UART_DATA (*(volatile uint32_t*)(TF_UART0_BASE + 0x00u))
+#define UART_STATE (*(volatile uint32_t*)(TF_UART0_BASE + 0x04u))
+#define UART_CTRL (*(volatile uint32_t*)(TF_UART0_BASE + 0x08u))
+#define UART_BAUDDIV (*(volatile uint32_t*)(TF_UART0_BASE + 0x10u))
 
 #define UART_STATE_TX_FULL 0x1u
 #define UART_CTRL_TX_ENABLE 0x1u

@@ -55,19 +55,45 @@ struct Bound {
   int bound;
 };
 constexpr Bound kBounds[] = {
-    {"conv_s8", 0, 0},           {"conv_u8", 0, 0},           {"ops_s8", 0, 0},
-    {"ops_u8", 0, 1},            {"ops2_s8", 0, 0},           {"ops2_u8", 0, 0},
-    {"multi_io", 0, 0},          {"conv_s8_extdata", 0, 0},   {"conv_u8_symbatch", 0, 1},
-    {"dscnn", 0, 0},             {"resnet8", 1, 1},           {"mobilenet_v1_025", 0, 0},
-    {"autoencoder", 0, 2},       {"digits_cnn", 0, 0},        {"inception", 0, 0},
-    {"unet", 0, 1},              {"chain50", 0, 1},           {"unit_sigmoid_s8", 0, 0},
-    {"unit_sigmoid_u8", 0, 0},   {"unit_tanh_s8", 0, 0},      {"unit_tanh_u8", 0, 0},
-    {"unit_leakyrelu_s8", 0, 0}, {"unit_leakyrelu_u8", 0, 0}, {"unit_softmax_s8", 0, 0},
-    {"unit_softmax_u8", 0, 0},   {"unit_add_s8", 0, 0},       {"unit_add_u8", 0, 0},
-    {"unit_mul_s8", 0, 0},       {"unit_mul_u8", 0, 0},       {"unit_concat_s8", 0, 0},
-    {"unit_concat_u8", 0, 0},    {"unit_avgpool_s8", 0, 0},   {"unit_avgpool_u8", 0, 1},
-    {"unit_gap_s8", 0, 0},       {"unit_gap_u8", 0, 0},       {"padfold_s8", 0, 0},
-    {"padfold_u8", 0, 1},        {"inception_shared", 0, 0},  {"unet_shared", 0, 0},
+    {"conv_s8", 0, 0},
+    {"conv_u8", 0, 0},
+    {"ops_s8", 0, 0},
+    {"ops_u8", 0, 1},
+    {"ops2_s8", 0, 0},
+    {"ops2_u8", 0, 0},
+    {"multi_io", 0, 0},
+    {"conv_s8_extdata", 0, 0},
+    {"conv_u8_symbatch", 0, 1},
+    {"dscnn", 0, 0},
+    {"resnet8", 1, 1},
+    {"mobilenet_v1_025", 0, 0},
+    {"autoencoder", 0, 2},
+    {"digits_cnn", 0, 0},
+    {"inception", 0, 0},
+    {"unet", 0, 1},
+    {"chain50", 0, 1},
+    {"unit_sigmoid_s8", 0, 0},
+    {"unit_sigmoid_u8", 0, 0},
+    {"unit_tanh_s8", 0, 0},
+    {"unit_tanh_u8", 0, 0},
+    {"unit_leakyrelu_s8", 0, 0},
+    {"unit_leakyrelu_u8", 0, 0},
+    {"unit_softmax_s8", 0, 0},
+    {"unit_softmax_u8", 0, 0},
+    {"unit_add_s8", 0, 0},
+    {"unit_add_u8", 0, 0},
+    {"unit_mul_s8", 0, 0},
+    {"unit_mul_u8", 0, 0},
+    {"unit_concat_s8", 0, 0},
+    {"unit_concat_u8", 0, 0},
+    {"unit_avgpool_s8", 0, 0},
+    {"unit_avgpool_u8", 0, 1},
+    {"unit_gap_s8", 0, 0},
+    {"unit_gap_u8", 0, 0},
+    {"padfold_s8", 0, 0},
+    {"padfold_u8", 0, 1},
+    {"inception_shared", 0, 0},
+    {"unet_shared", 0, 0},
     {"unet_convt", 0, 0},
 };
 
@@ -116,8 +142,9 @@ std::vector<float> load_raw_floats(const fs::path& p) {
 
 // `tightfit run` on the model file with the given inputs; the generated code and the host program
 // stay in build_dir. Returns the outputs.
-std::vector<std::vector<float>> tightfit_run(const json& e, const std::vector<std::string>& inputs, const fs::path& out_dir,
-                                             const fs::path& build_dir, const std::string& extra = "") {
+std::vector<std::vector<float>> tightfit_run(const json& e, const std::vector<std::string>& inputs,
+                                             const fs::path& out_dir, const fs::path& build_dir,
+                                             const std::string& extra = "") {
   std::string cmd = shell_quote(kTightfit) + " run " + shell_quote((kModels / e["file"].get<std::string>()).string());
   for (const std::string& in : inputs) cmd += " --input " + shell_quote((kModels / in).string());
   cmd += " --output-dir " + shell_quote(out_dir.string()) + " --build-dir " + shell_quote(build_dir.string());
@@ -126,22 +153,25 @@ std::vector<std::vector<float>> tightfit_run(const json& e, const std::vector<st
   INFO(cmd << "\n" << r.output);
   REQUIRE(r.status == 0);
   std::vector<std::vector<float>> outs;
-  for (std::size_t k = 0; k < e["outputs"].size(); ++k) outs.push_back(load_floats(out_dir / ("output_" + std::to_string(k) + ".npy")));
+  for (std::size_t k = 0; k < e["outputs"].size(); ++k)
+    outs.push_back(load_floats(out_dir / ("output_" + std::to_string(k) + ".npy")));
   return outs;
 }
 
 // Runs the program that `tightfit run` built (its harness reads input_K.f32 from a folder and
 // writes output_K.f32 there) on further float inputs, without rebuilding it.
-std::vector<std::vector<float>> rerun_program(const json& e, const fs::path& build_dir, const std::vector<std::vector<float>>& inputs,
-                                              const fs::path& io_dir) {
+std::vector<std::vector<float>> rerun_program(const json& e, const fs::path& build_dir,
+                                              const std::vector<std::vector<float>>& inputs, const fs::path& io_dir) {
   fs::create_directories(io_dir);
   for (std::size_t k = 0; k < inputs.size(); ++k)
     write_bytes(io_dir / ("input_" + std::to_string(k) + ".f32"), inputs[k].data(), inputs[k].size() * sizeof(float));
-  const Result r = run(shell_quote((build_dir / "model").string()) + " " + shell_quote(io_dir.string()), io_dir / "run.log");
+  const Result r =
+      run(shell_quote((build_dir / "model").string()) + " " + shell_quote(io_dir.string()), io_dir / "run.log");
   INFO(r.output);
   REQUIRE(r.status == 0);
   std::vector<std::vector<float>> outs;
-  for (std::size_t k = 0; k < e["outputs"].size(); ++k) outs.push_back(load_raw_floats(io_dir / ("output_" + std::to_string(k) + ".f32")));
+  for (std::size_t k = 0; k < e["outputs"].size(); ++k)
+    outs.push_back(load_raw_floats(io_dir / ("output_" + std::to_string(k) + ".f32")));
   return outs;
 }
 
@@ -187,20 +217,34 @@ std::string compile_flags() {
 // below). `clamp` is not in the list: every Relu/Clip of the models is fused into its producer,
 // so no model here makes the generator call it; tests/runtime compiles every kernel instantiation
 // (clamp included) with the same flags.
-const std::vector<std::string> kRepresentative = {"ops_s8.qop.onnx",  "ops_u8.qdq.onnx",  "ops2_s8.qdq.onnx",
-                                                  "ops2_u8.qop.onnx", "conv_u8.qdq.onnx", "dscnn.qop.onnx",
+const std::vector<std::string> kRepresentative = {"ops_s8.qop.onnx",  "ops_u8.qdq.onnx",   "ops2_s8.qdq.onnx",
+                                                  "ops2_u8.qop.onnx", "conv_u8.qdq.onnx",  "dscnn.qop.onnx",
                                                   "unet.qdq.onnx",    "multi_io.qop.onnx", "padfold_u8.qop.onnx"};
-const std::vector<std::string> kEveryKernel = {
-    "conv", "fully_connected", "max_pool", "average_pool", "global_average_pool", "add", "mul", "lookup", "concat",
-    "softmax", "pad", "transpose", "resize_nearest", "quantize_linear", "dequantize_linear"};
+const std::vector<std::string> kEveryKernel = {"conv",
+                                               "fully_connected",
+                                               "max_pool",
+                                               "average_pool",
+                                               "global_average_pool",
+                                               "add",
+                                               "mul",
+                                               "lookup",
+                                               "concat",
+                                               "softmax",
+                                               "pad",
+                                               "transpose",
+                                               "resize_nearest",
+                                               "quantize_linear",
+                                               "dequantize_linear"};
 
 }  // namespace
 
 // =============================================================================================
 // 1. Every model file, every sample.
 
-TEST_CASE("every sample: QOp output equals ONNX Runtime's bit for bit; QDQ output equals its QOp twin's and is within the stated LSB bound of ONNX Runtime's float path",
-          "[models]") {
+TEST_CASE(
+    "every sample: QOp output equals ONNX Runtime's bit for bit; QDQ output equals its QOp twin's and is within the "
+    "stated LSB bound of ONNX Runtime's float path",
+    "[models]") {
   std::set<std::string> names;
   for (const json& e : manifest()["models"]) names.insert(e["name"].get<std::string>());
   if (!g_model.empty()) {
@@ -244,8 +288,8 @@ TEST_CASE("every sample: QOp output equals ONNX Runtime's bit for bit; QDQ outpu
         INFO("sample " << s << ", output " << k);
         const std::vector<float> ort_qop = load_floats(kModels / qop_sample["expected"][k].get<std::string>());
         const std::vector<float> ort_qdq = load_floats(kModels / qdq_sample["expected"][k].get<std::string>());
-        INFO("QOp vs ONNX Runtime: " << max_lsb(got_qop[k], ort_qop, scales[k]) << " LSB; QDQ vs twin: "
-                                     << max_lsb(got_qdq[k], got_qop[k], scales[k]) << " LSB");
+        INFO("QOp vs ONNX Runtime: " << max_lsb(got_qop[k], ort_qop, scales[k])
+                                     << " LSB; QDQ vs twin: " << max_lsb(got_qdq[k], got_qop[k], scales[k]) << " LSB");
         CHECK(bitwise_equal(got_qop[k], ort_qop));
         CHECK(bitwise_equal(got_qdq[k], got_qop[k]));
         qdq_vs_ort = std::max(qdq_vs_ort, max_lsb(got_qdq[k], ort_qdq, scales[k]));
@@ -255,9 +299,10 @@ TEST_CASE("every sample: QOp output equals ONNX Runtime's bit for bit; QDQ outpu
     }
     INFO("QDQ vs ONNX Runtime's float path: " << qdq_vs_ort << " LSB measured; table: measured " << bound->measured
                                               << ", bound " << bound->bound);
-    std::printf("%s: QOp vs ONNX Runtime %ld LSB, QDQ vs QOp twin %ld LSB, QDQ vs ONNX Runtime's float path %ld LSB "
-                "(stated bound %d)\n",
-                name.c_str(), qop_vs_ort, qdq_vs_twin, qdq_vs_ort, bound->bound);
+    std::printf(
+        "%s: QOp vs ONNX Runtime %ld LSB, QDQ vs QOp twin %ld LSB, QDQ vs ONNX Runtime's float path %ld LSB "
+        "(stated bound %d)\n",
+        name.c_str(), qop_vs_ort, qdq_vs_twin, qdq_vs_ort, bound->bound);
     CHECK(qdq_vs_ort <= bound->bound);
     CHECK(qdq_vs_ort == bound->measured);
     // The stated bound covers ONNX Runtime's own QDQ-vs-QOp figures recorded in the manifest.
@@ -289,14 +334,16 @@ TEST_CASE("digits_cnn: accuracy of the generated code over the whole test set eq
     const json& e = entry(file);
     REQUIRE(e["test_set"]["count"].get<std::size_t>() == count);
     const std::string form = e["form"].get<std::string>();
-    tightfit_run(e, e["samples"][0]["inputs"].get<std::vector<std::string>>(), dir / (form + ".out"), dir / (form + ".build"));
+    tightfit_run(e, e["samples"][0]["inputs"].get<std::vector<std::string>>(), dir / (form + ".out"),
+                 dir / (form + ".build"));
     std::size_t correct = 0;
     for (std::size_t i = 0; i < count; ++i) {
       const std::vector<float> in(pixels.begin() + static_cast<std::ptrdiff_t>(i * image),
                                   pixels.begin() + static_cast<std::ptrdiff_t>((i + 1) * image));
       const std::vector<float> logits = rerun_program(e, dir / (form + ".build"), {in}, dir / (form + ".io"))[0];
       all_logits[form].insert(all_logits[form].end(), logits.begin(), logits.end());
-      const auto best = std::max_element(logits.begin(), logits.end()) - logits.begin();  // first maximum, as numpy's argmax
+      const auto best =
+          std::max_element(logits.begin(), logits.end()) - logits.begin();  // first maximum, as numpy's argmax
       correct += best == labels[i];
     }
     const double accuracy = static_cast<double>(correct) / static_cast<double>(count);
@@ -315,8 +362,10 @@ TEST_CASE("digits_cnn: accuracy of the generated code over the whole test set eq
 // =============================================================================================
 // 3. Warning-free builds of the generated code.
 
-TEST_CASE("generated code compiles without warnings with g++ and arm-none-eabi-g++ (Cortex-M4F), and the models compiled call every kernel",
-          "[compile]") {
+TEST_CASE(
+    "generated code compiles without warnings with g++ and arm-none-eabi-g++ (Cortex-M4F), and the models compiled "
+    "call every kernel",
+    "[compile]") {
   const fs::path dir = scratch("compile");
   std::set<std::string> called;
   for (const std::string& file : kRepresentative) {
@@ -344,10 +393,10 @@ TEST_CASE("generated code compiles without warnings with g++ and arm-none-eabi-g
       WARN("arm-none-eabi-g++ not found: the Cortex-M4 compile is skipped");
       continue;
     }
-    const Result target = run(arm + compile_flags() +
-                                  " -Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -c " + src + " -o " +
-                                  shell_quote((out / "m4.o").string()),
-                              out.string() + ".m4.log");
+    const Result target =
+        run(arm + compile_flags() + " -Os -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -c " + src +
+                " -o " + shell_quote((out / "m4.o").string()),
+            out.string() + ".m4.log");
     INFO("arm-none-eabi-g++: " << target.output);
     CHECK(target.status == 0);
     CHECK(target.output.empty());
@@ -384,7 +433,8 @@ std::uint64_t symbol_size(const fs::path& object, const std::string& symbol_part
 }
 }  // namespace
 
-TEST_CASE("the arena that the report states is the arena the generated code declares (kArenaBytes and arena_storage)", "[arena]") {
+TEST_CASE("the arena that the report states is the arena the generated code declares (kArenaBytes and arena_storage)",
+          "[arena]") {
   const fs::path dir = scratch("arena");
   for (const std::string file : {"dscnn.qop.onnx", "ops_s8.qdq.onnx", "multi_io.qdq.onnx", "resnet8.qop.onnx"}) {
     for (const std::string& extra : {std::string(""), std::string(" --io-outside")}) {
@@ -415,8 +465,8 @@ TEST_CASE("the arena that the report states is the arena the generated code decl
       const fs::path check = out / "static_check.cpp";
       std::ofstream(check) << "#include \"" << name << ".hpp\"\nstatic_assert(" << name << "::kArenaBytes == " << stated
                            << "u, \"kArenaBytes\");\nint main() { return 0; }\n";
-      const Result s = run(std::string(TIGHTFIT_HOST_CXX) + compile_flags() + " -I" + shell_quote(out.string()) + " -fsyntax-only " +
-                               shell_quote(check.string()),
+      const Result s = run(std::string(TIGHTFIT_HOST_CXX) + compile_flags() + " -I" + shell_quote(out.string()) +
+                               " -fsyntax-only " + shell_quote(check.string()),
                            out.string() + ".static.log");
       INFO(s.output);
       CHECK(s.status == 0);
@@ -463,8 +513,10 @@ void operator delete[](void* p) noexcept { if (armed) trap("operator delete[]\n"
 void operator delete(void* p, std::size_t) noexcept { if (armed) trap("operator delete\n"); __libc_free(p); }
 void operator delete[](void* p, std::size_t) noexcept { if (armed) trap("operator delete[]\n"); __libc_free(p); }
 
-static float input[)" + name + R"(::kInput0.elements];
-static float output[)" + name + R"(::kOutput0.elements];
+static float input[)" +
+         name + R"(::kInput0.elements];
+static float output[)" +
+         name + R"(::kOutput0.elements];
 void* volatile sink;
 
 int main(int argc, char** argv) {
@@ -475,9 +527,12 @@ int main(int argc, char** argv) {
   armed = true;
   if (argc > 3) sink = std::malloc(16);
   if (argc > 4) sink = ::operator new(16);
-  )" + name + R"(::set_input_0(input);
-  )" + name + R"(::run();
-  )" + name + R"(::get_output_0(output);
+  )" + name +
+         R"(::set_input_0(input);
+  )" + name +
+         R"(::run();
+  )" + name +
+         R"(::get_output_0(output);
   armed = false;
   f = std::fopen(argv[2], "wb");
   if (!f || std::fwrite(output, sizeof output, 1, f) != 1) return 4;
@@ -487,11 +542,14 @@ int main(int argc, char** argv) {
 }
 }  // namespace
 
-TEST_CASE("the generated code allocates nothing: no heap symbol in its object file, and it runs with malloc and operator new made to fail",
-          "[heap]") {
+TEST_CASE(
+    "the generated code allocates nothing: no heap symbol in its object file, and it runs with malloc and operator new "
+    "made to fail",
+    "[heap]") {
   const fs::path dir = scratch("heap");
   // Undefined symbols of the object files: none may be an allocation function.
-  const std::regex heap(R"(^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|memalign|valloc|pvalloc|_Znw.*|_Zna.*|_Zdl.*|_Zda.*)$)");
+  const std::regex heap(
+      R"(^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|memalign|valloc|pvalloc|_Znw.*|_Zna.*|_Zdl.*|_Zda.*)$)");
   for (const std::string& file : kRepresentative) {
     INFO(file);
     const std::string name = stem(file) + "_" + entry(file)["form"].get<std::string>();
@@ -526,8 +584,8 @@ TEST_CASE("the generated code allocates nothing: no heap symbol in its object fi
   std::ofstream(out / "trap.cpp") << trap_program(name);
   const fs::path program = out / "trap";
   const Result b = run(std::string(TIGHTFIT_HOST_CXX) + compile_flags() + " -O2 -I" + shell_quote(out.string()) + " " +
-                           shell_quote((out / "trap.cpp").string()) + " " + shell_quote((out / (name + ".cpp")).string()) +
-                           " -o " + shell_quote(program.string()),
+                           shell_quote((out / "trap.cpp").string()) + " " +
+                           shell_quote((out / (name + ".cpp")).string()) + " -o " + shell_quote(program.string()),
                        out.string() + ".build.log");
   INFO(b.output);
   REQUIRE(b.status == 0);
@@ -538,7 +596,8 @@ TEST_CASE("the generated code allocates nothing: no heap symbol in its object fi
   const Result ok = run(base, out / "run.log");
   INFO(ok.output);
   REQUIRE(ok.status == 0);
-  CHECK(bitwise_equal(load_raw_floats(out / "output.f32"), load_floats(kModels / e["samples"][0]["expected"][0].get<std::string>())));
+  CHECK(bitwise_equal(load_raw_floats(out / "output.f32"),
+                      load_floats(kModels / e["samples"][0]["expected"][0].get<std::string>())));
   // The trap is live: an allocation while armed ends the program.
   const Result m = run(base + " malloc", out / "trap_malloc.log");
   CHECK(m.status == 99);
@@ -577,7 +636,9 @@ void check_compiles_twice_identical(const std::string& what, bool (*keep)(const 
   }
 }
 
-bool is_code(const std::string& f) { return f.size() > 4 && (f.substr(f.size() - 4) == ".hpp" || f.substr(f.size() - 4) == ".cpp"); }
+bool is_code(const std::string& f) {
+  return f.size() > 4 && (f.substr(f.size() - 4) == ".hpp" || f.substr(f.size() - 4) == ".cpp");
+}
 bool is_not_code(const std::string& f) { return !is_code(f); }
 }  // namespace
 
@@ -593,7 +654,8 @@ TEST_CASE("tightfit compile run twice gives byte-identical reports and memory ma
 // =============================================================================================
 // 7. Failed compiles leave nothing; --io-outside.
 
-TEST_CASE("a compile that cannot fit exits with status 3, one line naming the minimum, and leaves no new file", "[failure]") {
+TEST_CASE("a compile that cannot fit exits with status 3, one line naming the minimum, and leaves no new file",
+          "[failure]") {
   const fs::path dir = scratch("failure");
   // Into a folder that does not exist yet: it must not appear (or stay empty).
   const fs::path fresh = dir / "fresh";
@@ -617,9 +679,10 @@ TEST_CASE("a compile that cannot fit exits with status 3, one line naming the mi
   CHECK(after == before);
 }
 
-TEST_CASE("the cap takes the fewest extra MACs that fit: ResNet-8 one byte under its untiled arena runs untiled with "
-          "byte-aligned buffers; with --alignment 4, at the cheapest level of its table that fits",
-          "[cap_choice]") {
+TEST_CASE(
+    "the cap takes the fewest extra MACs that fit: ResNet-8 one byte under its untiled arena runs untiled with "
+    "byte-aligned buffers; with --alignment 4, at the cheapest level of its table that fits",
+    "[cap_choice]") {
   const fs::path dir = scratch("cap_choice");
   constexpr std::uint64_t kCap = 33311;  // ResNet-8's untiled arena, 4-byte aligned, is 33,312 B
   REQUIRE(compile("resnet8.qop.onnx", dir / "bytes", "m", " --max-ram " + std::to_string(kCap)).status == 0);
@@ -653,16 +716,18 @@ TEST_CASE("the cap takes the fewest extra MACs that fit: ResNet-8 one byte under
   CHECK(aligned["arena_bytes"] == bytes["alignment"]["aligned_arena_bytes"]);
 }
 
-TEST_CASE("--io-outside: the compiled model runs with caller-owned inputs and outputs and gives the same outputs", "[io_outside]") {
+TEST_CASE("--io-outside: the compiled model runs with caller-owned inputs and outputs and gives the same outputs",
+          "[io_outside]") {
   const fs::path dir = scratch("io_outside");
   for (const std::string file : {"multi_io.qop.onnx", "ops_u8.qdq.onnx"}) {
     INFO(file);
     const json& e = entry(file);
     const std::string name = stem(file);
     const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();
-    const auto inside = tightfit_run(e, inputs, dir / (name + ".in.out"), dir / (name + ".in.build"), " --name " + name);
-    const auto outside =
-        tightfit_run(e, inputs, dir / (name + ".outside.out"), dir / (name + ".outside.build"), " --name " + name + " --io-outside");
+    const auto inside =
+        tightfit_run(e, inputs, dir / (name + ".in.out"), dir / (name + ".in.build"), " --name " + name);
+    const auto outside = tightfit_run(e, inputs, dir / (name + ".outside.out"), dir / (name + ".outside.build"),
+                                      " --name " + name + " --io-outside");
     REQUIRE(inside.size() == outside.size());
     for (std::size_t k = 0; k < inside.size(); ++k) CHECK(bitwise_equal(inside[k], outside[k]));
     // The header says who owns the buffers, and run() takes them.
@@ -678,9 +743,10 @@ TEST_CASE("--io-outside: the compiled model runs with caller-owned inputs and ou
   }
 }
 
-TEST_CASE("two regions chosen together: inception runs in a 5 KiB DTCM beside a 20.5 KiB SRAM, a split that filling "
-          "DTCM busiest-first cannot make, and gives the one-arena outputs",
-          "[regions]") {
+TEST_CASE(
+    "two regions chosen together: inception runs in a 5 KiB DTCM beside a 20.5 KiB SRAM, a split that filling "
+    "DTCM busiest-first cannot make, and gives the one-arena outputs",
+    "[regions]") {
   const fs::path dir = scratch("regions");
   const json& e = entry("inception.qop.onnx");
   const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();
@@ -710,9 +776,10 @@ TEST_CASE("two regions chosen together: inception runs in a 5 KiB DTCM beside a 
   CHECK(source.find(".sram_bss") != std::string::npos);
 }
 
-TEST_CASE("slow regions: a PSRAM with a cost per byte is used untiled when its traffic costs less than tiling "
-          "into the SRAM, and left empty with the SRAM tiled when it costs more (docs/planner.md, Slow regions)",
-          "[regions]") {
+TEST_CASE(
+    "slow regions: a PSRAM with a cost per byte is used untiled when its traffic costs less than tiling "
+    "into the SRAM, and left empty with the SRAM tiled when it costs more (docs/planner.md, Slow regions)",
+    "[regions]") {
   const fs::path dir = scratch("slow_regions");
   // MobileNetV1-0.25 with its input outside: 36,880 B untiled, 22,288 B in row bands at +1.1 % MACs under
   // 27,648 B (docs/tiling.md); beside it a PSRAM that holds everything.
@@ -723,8 +790,8 @@ TEST_CASE("slow regions: a PSRAM with a cost per byte is used untiled when its t
       out << R"({"regions": [{"name": "SRAM", "size": 27648},)"
           << R"( {"name": "PSRAM", "size": "1M", "section": ".ext_ram.bss", "cycles_per_byte": )" << cost << "}]}";
     }
-    const Result r = compile("mobilenet_v1_025.qop.onnx", dir / name, "m",
-                             " --io-outside --memory " + shell_quote(memory.string()));
+    const Result r =
+        compile("mobilenet_v1_025.qop.onnx", dir / name, "m", " --io-outside --memory " + shell_quote(memory.string()));
     INFO(r.output);
     REQUIRE(r.status == 0);
     return read_json(dir / name / "m.report.json");
@@ -760,7 +827,8 @@ TEST_CASE("slow regions: a PSRAM with a cost per byte is used untiled when its t
     std::ofstream out(bad);
     out << R"({"regions": [{"name": "PSRAM", "size": "1M", "cycles_per_byte": -1}]})";
   }
-  const Result refused = compile("mobilenet_v1_025.qop.onnx", dir / "bad", "m", " --memory " + shell_quote(bad.string()));
+  const Result refused =
+      compile("mobilenet_v1_025.qop.onnx", dir / "bad", "m", " --memory " + shell_quote(bad.string()));
   INFO(refused.output);
   CHECK(refused.status == 1);
   CHECK(refused.output.find("bad.json: region 'PSRAM': \"cycles_per_byte\"") != std::string::npos);
@@ -772,7 +840,8 @@ TEST_CASE("slow regions: a PSRAM with a cost per byte is used untiled when its t
 // tightfit runs them as float32 kernels; the outputs must stay within the stated bound of ONNX
 // Runtime's float path (optimizations disabled; 'all' gives the same outputs on this model) on both
 // samples, measured exactly (docs/numerics.md, "Float islands"), and the report marks the steps.
-TEST_CASE("float islands: the LayerNorm head runs its float32 kernels within the stated LSB bound of ONNX Runtime", "[float]") {
+TEST_CASE("float islands: the LayerNorm head runs its float32 kernels within the stated LSB bound of ONNX Runtime",
+          "[float]") {
   constexpr long kMeasured = 0, kBound = 1;  // LSB of the output scale
   const fs::path dir = scratch("float");
   const json e = {{"file", "layernorm_head.qdq.onnx"}, {"outputs", json::array({0})}};
@@ -814,7 +883,8 @@ TEST_CASE("float islands: the LayerNorm head runs its float32 kernels within the
 // float path value by value: every float32 bit equal (the ReduceMeans in ORT's Eigen order, Pow as
 // x * x, Sqrt correctly rounded, one rounding per operation), and the output within the bound. A
 // reduction in index order, a mean times 1/n or an FMA would show here.
-TEST_CASE("float islands: every float32 value of the LayerNorm island equals ONNX Runtime's bit for bit on 64 inputs", "[float]") {
+TEST_CASE("float islands: every float32 value of the LayerNorm island equals ONNX Runtime's bit for bit on 64 inputs",
+          "[float]") {
   const fs::path dir = scratch("float_probe");
   const json e = {{"file", "layernorm_head_probe.qdq.onnx"}, {"outputs", json::array({0, 1, 2, 3, 4, 5, 6})}};
   const double scale = read_json(kModels / "layernorm_head.json")["output_scale"].get<double>();
@@ -827,7 +897,8 @@ TEST_CASE("float islands: every float32 value of the LayerNorm island equals ONN
   long worst_lsb = 0;
   std::size_t total_differing = 0;
   for (std::size_t k = 0; k < 7; ++k) {
-    const std::vector<float> ort = load_floats(kModels / ("layernorm_head_probe.qdq.extra.output_" + std::to_string(k) + ".npy"));
+    const std::vector<float> ort =
+        load_floats(kModels / ("layernorm_head_probe.qdq.extra.output_" + std::to_string(k) + ".npy"));
     const std::size_t size = ort.size() / count;
     std::size_t differing = 0;
     for (std::size_t i = 0; i < count; ++i) {
@@ -835,12 +906,15 @@ TEST_CASE("float islands: every float32 value of the LayerNorm island equals ONN
       if (k == 0) {
         fs::create_directories(io);
         write_bytes(io / "input_0.f32", inputs.data() + i * per, per * sizeof(float));
-        const Result r = run(shell_quote((dir / "build" / "model").string()) + " " + shell_quote(io.string()), io / "run.log");
+        const Result r =
+            run(shell_quote((dir / "build" / "model").string()) + " " + shell_quote(io.string()), io / "run.log");
         REQUIRE(r.status == 0);
       }
       // Output 0 is dequantized by get_output (.f32); the float island's values are written raw.
-      const std::vector<float> got = load_raw_floats(io / (k == 0 ? "output_0.f32" : "output_" + std::to_string(k) + ".raw"));
-      const std::vector<float> want(ort.begin() + static_cast<std::ptrdiff_t>(i * size), ort.begin() + static_cast<std::ptrdiff_t>((i + 1) * size));
+      const std::vector<float> got =
+          load_raw_floats(io / (k == 0 ? "output_0.f32" : "output_" + std::to_string(k) + ".raw"));
+      const std::vector<float> want(ort.begin() + static_cast<std::ptrdiff_t>(i * size),
+                                    ort.begin() + static_cast<std::ptrdiff_t>((i + 1) * size));
       REQUIRE(got.size() == size);
       for (std::size_t j = 0; j < size; ++j) differing += std::memcmp(&got[j], &want[j], sizeof(float)) != 0;
       if (k == 0) worst_lsb = std::max(worst_lsb, max_lsb(got, want, scale));
@@ -894,8 +968,10 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
   return count;
 }
 
-TEST_CASE("fold_pad: four of padfold's five Pads become their reader's pads, the one before a MaxPool over "
-          "values below the zero point stays; same outputs with --no-fold-pad", "[fold_pad]") {
+TEST_CASE(
+    "fold_pad: four of padfold's five Pads become their reader's pads, the one before a MaxPool over "
+    "values below the zero point stays; same outputs with --no-fold-pad",
+    "[fold_pad]") {
   const fs::path dir = scratch("fold_pad");
   for (const char* file : {"padfold_s8.qop.onnx", "padfold_u8.qop.onnx"}) {
     const json& e = entry(file);
@@ -922,14 +998,16 @@ TEST_CASE("fold_pad: four of padfold's five Pads become their reader's pads, the
   }
 }
 
-TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided channel slices, one contiguous "
-          "block), the same outputs with --no-zero-copy-concat, the smaller arena kept", "[zero_copy]") {
+TEST_CASE(
+    "zero_copy: Concat inputs written in place by their producers (strided channel slices, one contiguous "
+    "block), the same outputs with --no-zero-copy-concat, the smaller arena kept",
+    "[zero_copy]") {
   const fs::path dir = scratch("zero_copy");
   struct Case {
     const char* file;
     const char* flags;
-    std::size_t in_place;        // Concat inputs written in place
-    std::size_t concat_calls;    // Concat calls left in run()
+    std::size_t in_place;      // Concat inputs written in place
+    std::size_t concat_calls;  // Concat calls left in run()
     std::uint64_t arena, copying_arena;
   };
   // inception: two of its eight Concat inputs share the Concat's quantization; inception_shared:
@@ -940,18 +1018,18 @@ TEST_CASE("zero_copy: Concat inputs written in place by their producers (strided
   // that cost nothing; without that overlap (--no-overlap) writing in place is what lowers
   // inception_shared (six of eight: all eight keep the whole Concat output live beside the block
   // input) and unet_shared.
-  for (const Case& c : {Case{"inception.qop.onnx", "", 1, 2, 18432, 18432},
-                        Case{"inception_shared.qop.onnx", "", 4, 1, 18432, 18432},
-                        Case{"inception_shared.qop.onnx", " --no-overlap", 6, 1, 20480, 22528},
-                        Case{"multi_io.qop.onnx", "", 1, 1, 710, 710},
-                        Case{"unet_shared.qop.onnx", "", 1, 2, 32768, 32768},
-                        Case{"unet_shared.qop.onnx", " --no-overlap", 2, 2, 36864, 49152}}) {
+  for (const Case& c :
+       {Case{"inception.qop.onnx", "", 1, 2, 18432, 18432}, Case{"inception_shared.qop.onnx", "", 4, 1, 18432, 18432},
+        Case{"inception_shared.qop.onnx", " --no-overlap", 6, 1, 20480, 22528},
+        Case{"multi_io.qop.onnx", "", 1, 1, 710, 710}, Case{"unet_shared.qop.onnx", "", 1, 2, 32768, 32768},
+        Case{"unet_shared.qop.onnx", " --no-overlap", 2, 2, 36864, 49152}}) {
     INFO(c.file << c.flags);
     const json& e = entry(c.file);
     const std::vector<std::string> inputs = e["samples"][0]["inputs"].get<std::vector<std::string>>();
     const std::string flags = std::string(" --name m") + c.flags;
     const auto in_place = tightfit_run(e, inputs, dir / "in_place.out", dir / "in_place.build", flags);
-    const auto copying = tightfit_run(e, inputs, dir / "copying.out", dir / "copying.build", flags + " --no-zero-copy-concat");
+    const auto copying =
+        tightfit_run(e, inputs, dir / "copying.out", dir / "copying.build", flags + " --no-zero-copy-concat");
     REQUIRE(in_place.size() == copying.size());
     for (std::size_t k = 0; k < in_place.size(); ++k) CHECK(bitwise_equal(in_place[k], copying[k]));
     const json report = json::parse(read_text(dir / "in_place.build" / "m.report.json"));
@@ -1005,8 +1083,9 @@ std::uint64_t least_tiling_arena(const json& report) {
 // cap and more MACs than the untiled model; the same cap with --no-tiling, a cap of 1 byte (whose
 // message names the least level), and one byte under the least arena that message states
 // (byte-aligned buffers included), each exit 3 in one line.
-void check_tiled_runs(const json& e, const std::vector<std::string>& inputs, const std::vector<std::vector<float>>& reference,
-                      const fs::path& dir, std::uint64_t outside_cap) {
+void check_tiled_runs(const json& e, const std::vector<std::string>& inputs,
+                      const std::vector<std::vector<float>>& reference, const fs::path& dir,
+                      std::uint64_t outside_cap) {
   INFO(e["file"].get<std::string>());
   for (const bool outside : {true, false}) {
     const std::string io = outside ? " --io-outside" : "";
@@ -1035,12 +1114,14 @@ void check_tiled_runs(const json& e, const std::vector<std::string>& inputs, con
     CHECK(report["macs"].get<std::int64_t>() > untiled_report["macs"].get<std::int64_t>());
     std::uint64_t bands = 0;
     for (const json& level : report["ram_vs_cost"])
-      if (level["chosen"] == true && level["technique"] == "tiling") bands = level["stage"]["bands"].get<std::uint64_t>();
+      if (level["chosen"] == true && level["technique"] == "tiling")
+        bands = level["stage"]["bands"].get<std::uint64_t>();
     CHECK(bands > 1);
     // The memory map shows the bands: a tinted column per band in the address and the live panels.
     const std::string map = read_text(at / "tiled.build" / "m.memory.svg");
     std::size_t columns = 0;
-    for (auto p = map.find("class=\"row-band\""); p != std::string::npos; p = map.find("class=\"row-band\"", p + 1)) ++columns;
+    for (auto p = map.find("class=\"row-band\""); p != std::string::npos; p = map.find("class=\"row-band\"", p + 1))
+      ++columns;
     CHECK(columns == 2 * bands);
 
     const fs::path model = kModels / e["file"].get<std::string>();
@@ -1070,14 +1151,16 @@ void check_tiled_runs(const json& e, const std::vector<std::string>& inputs, con
 
 }  // namespace
 
-TEST_CASE("tiling: MobileNetV1-0.25 under caps that force row bands (27,648 B with --io-outside; the least tiling "
-          "level with the input in the arena) gives the untiled and ONNX Runtime's outputs, more MACs, an arena "
-          "within the cap; --no-tiling or a byte less exits 3",
-          "[tiling]") {
+TEST_CASE(
+    "tiling: MobileNetV1-0.25 under caps that force row bands (27,648 B with --io-outside; the least tiling "
+    "level with the input in the arena) gives the untiled and ONNX Runtime's outputs, more MACs, an arena "
+    "within the cap; --no-tiling or a byte less exits 3",
+    "[tiling]") {
   const fs::path dir = scratch("tiling");
   const json& qop = entry("mobilenet_v1_025.qop.onnx");
   const std::vector<std::string> inputs = qop["samples"][0]["inputs"].get<std::vector<std::string>>();
-  const std::vector<std::vector<float>> ort = {load_floats(kModels / qop["samples"][0]["expected"][0].get<std::string>())};
+  const std::vector<std::vector<float>> ort = {
+      load_floats(kModels / qop["samples"][0]["expected"][0].get<std::string>())};
   // The QDQ file computes exactly what its QOperator twin computes ([models]): the same reference.
   for (const char* file : {"mobilenet_v1_025.qop.onnx", "mobilenet_v1_025.qdq.onnx"})
     check_tiled_runs(entry(file), inputs, ort, dir / entry(file)["form"].get<std::string>(), 27648);
@@ -1085,9 +1168,10 @@ TEST_CASE("tiling: MobileNetV1-0.25 under caps that force row bands (27,648 B wi
   // Its output is two classes: cut at conv7 (1x32x12x12, after the first eight convolutions, the
   // stages that run in bands), a wrong row of any band shows in many of its 4,608 values.
   const fs::path cut = dir / "mobilenet_v1_025_conv7.qop.onnx";
-  const Result made = run("/usr/bin/python3 " + shell_quote((kModels / "cut_model.py").string()) + " " +
-                              shell_quote((kModels / "mobilenet_v1_025.qop.onnx").string()) + " conv7 " + shell_quote(cut.string()),
-                          dir / "cut.log");
+  const Result made =
+      run("/usr/bin/python3 " + shell_quote((kModels / "cut_model.py").string()) + " " +
+              shell_quote((kModels / "mobilenet_v1_025.qop.onnx").string()) + " conv7 " + shell_quote(cut.string()),
+          dir / "cut.log");
   INFO(made.output);
   REQUIRE(made.status == 0);
   json cut_entry = qop;

@@ -52,8 +52,10 @@ std::string npy_code(const std::string& dtype) {
 // Empty when the two arrays are the same dtype, shape and bytes; else what differs.
 std::string difference(const tightfit::npy::Array& got, const tightfit::npy::Array& want) {
   std::ostringstream why;
-  if (got.dtype != want.dtype) why << "dtype " << got.dtype << " instead of " << want.dtype;
-  else if (got.shape != want.shape) why << "shape differs";
+  if (got.dtype != want.dtype)
+    why << "dtype " << got.dtype << " instead of " << want.dtype;
+  else if (got.shape != want.shape)
+    why << "shape differs";
   else if (got.data != want.data) {
     const std::size_t size = got.data.size() / static_cast<std::size_t>(std::max<std::int64_t>(1, got.elements()));
     for (std::size_t i = 0; i < got.data.size(); ++i)
@@ -99,8 +101,8 @@ void check_test(const json& t) {
     for (std::size_t k = 0; k < t["outputs"].size(); ++k) {
       const json& o = t["outputs"][k];
       INFO("output " << k << " '" << o["name"].get<std::string>() << "'");
-      const tightfit::npy::Array got =
-          tightfit::npy::load((work / (std::string(variant) + ".out") / ("output_" + std::to_string(k) + ".npy")).string());
+      const tightfit::npy::Array got = tightfit::npy::load(
+          (work / (std::string(variant) + ".out") / ("output_" + std::to_string(k) + ".npy")).string());
       const tightfit::npy::Array want = tightfit::npy::load((kDir / o["file"].get<std::string>()).string());
       CHECK(got.dtype == npy_code(o["dtype"].get<std::string>()));  // int32, uint8/int8 or float32, as ONNX says
       const std::string why = difference(got, want);
@@ -117,8 +119,10 @@ void check_test(const json& t) {
 
 }  // namespace
 
-TEST_CASE("ONNX's quantized operator tests through tightfit run: bit-exact with the expected outputs, or refused with the stated reason",
-          "[onnx_node]") {
+TEST_CASE(
+    "ONNX's quantized operator tests through tightfit run: bit-exact with the expected outputs, or refused with the "
+    "stated reason",
+    "[onnx_node]") {
   int ran = 0;
   for (const json& t : manifest()["tests"]) {
     if (!g_test.empty() && t["name"] != g_test) continue;
@@ -133,8 +137,9 @@ TEST_CASE("ONNX's quantized operator tests through tightfit run: bit-exact with 
 // 0.2, 0) -> DequantizeLinear -> y: the int32 accumulator requantized (requantize_accumulator).
 // ONNX Runtime has no ConvInteger with int8 weights, so the reference is ONNX's arithmetic, one
 // float32 operation at a time, computed here with <cmath> (nearbyint: ties to even).
-TEST_CASE("ConvInteger then DequantizeLinear then QuantizeLinear: the int32 accumulator requantized as ONNX computes it",
-          "[int32_requantize]") {
+TEST_CASE(
+    "ConvInteger then DequantizeLinear then QuantizeLinear: the int32 accumulator requantized as ONNX computes it",
+    "[int32_requantize]") {
   const fs::path work = scratch("onnx_node_tests/convinteger_qdq");
   // Values chosen so that the accumulators land on both sides of rounding ties and saturate.
   const std::vector<float> x = {0.05f, -1.0f, 2.5f, 25.4f, -0.35f, 0.15f, 7.0f, -30.0f, 12.25f};
@@ -144,10 +149,11 @@ TEST_CASE("ConvInteger then DequantizeLinear then QuantizeLinear: the int32 accu
   in.data.resize(x.size() * sizeof(float));
   std::memcpy(in.data.data(), x.data(), in.data.size());
   tightfit::npy::save((work / "x.npy").string(), in);
-  const std::string cmd = shell_quote(kTightfit) + " run " +
-                          shell_quote((fs::path(TIGHTFIT_SOURCE_DIR) / "tests/import/good/convinteger_qdq.onnx").string()) +
-                          " --input " + shell_quote((work / "x.npy").string()) + " --output-dir " +
-                          shell_quote((work / "out").string()) + " --build-dir " + shell_quote((work / "build").string());
+  const std::string cmd =
+      shell_quote(kTightfit) + " run " +
+      shell_quote((fs::path(TIGHTFIT_SOURCE_DIR) / "tests/import/good/convinteger_qdq.onnx").string()) + " --input " +
+      shell_quote((work / "x.npy").string()) + " --output-dir " + shell_quote((work / "out").string()) +
+      " --build-dir " + shell_quote((work / "build").string());
   const Result r = run(cmd, work / "run.log");
   INFO(cmd << "\n" << r.output);
   REQUIRE(r.status == 0);
@@ -157,7 +163,8 @@ TEST_CASE("ConvInteger then DequantizeLinear then QuantizeLinear: the int32 accu
 
   const float x_scale = 0.1f, acc_scale = 0.1f * 0.5f, y_scale = 0.2f;
   std::vector<int> xq;
-  for (float v : x) xq.push_back(static_cast<int>(std::min(255.0f, std::max(0.0f, std::nearbyint(v / x_scale) + 3.0f))));
+  for (float v : x)
+    xq.push_back(static_cast<int>(std::min(255.0f, std::max(0.0f, std::nearbyint(v / x_scale) + 3.0f))));
   const int w[2][2] = {{1, -2}, {3, 4}};
   std::vector<float> want;
   for (int oy = 0; oy < 2; ++oy)
@@ -201,8 +208,8 @@ static std::vector<std::uint8_t> run_good_model(const fs::path& work, const std:
   const std::string cmd = shell_quote(kTightfit) + " run " +
                           shell_quote((fs::path(TIGHTFIT_SOURCE_DIR) / "tests/import/good" / file).string()) +
                           " --input " + shell_quote((dir / "x.npy").string()) + " --output-dir " +
-                          shell_quote((dir / "out").string()) + " --build-dir " + shell_quote((dir / "build").string()) +
-                          " --name m";
+                          shell_quote((dir / "out").string()) + " --build-dir " +
+                          shell_quote((dir / "build").string()) + " --name m";
   const Result r = run(cmd, dir / "run.log");
   INFO(cmd << "\n" << r.output);
   REQUIRE(r.status == 0);
@@ -239,13 +246,15 @@ TEST_CASE("a QuantizeLinear of a Constant node folds into the constant quantized
 // by ORT's quantizer) against the Clip with the same bound (Max(c, x): the constant first), and
 // Max before a float MaxPool against the same with its own QuantizeLinear between them. ORT gives
 // each pair the same values (tests/import/make_bad_models.py, clamp_qdq).
-TEST_CASE("Max or Min with a constant runs as the Clip with that bound, also before a float MaxPool", "[max_min_clamp]") {
+TEST_CASE("Max or Min with a constant runs as the Clip with that bound, also before a float MaxPool",
+          "[max_min_clamp]") {
   const fs::path work = scratch("max_min_clamp");
   std::vector<float> x(32);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = -1.6f + 0.1f * static_cast<float>(i) + (i % 3 == 0 ? 0.03f : 0.0f);
-  for (const auto& [model, twin] : {std::pair<std::string, std::string>{"max_constant_qdq.onnx", "max_constant_twin_clip_qdq.onnx"},
-                                    {"min_constant_qdq.onnx", "min_constant_twin_clip_qdq.onnx"},
-                                    {"max_constant_maxpool_qdq.onnx", "max_constant_maxpool_twin_qdq.onnx"}}) {
+  for (const auto& [model, twin] :
+       {std::pair<std::string, std::string>{"max_constant_qdq.onnx", "max_constant_twin_clip_qdq.onnx"},
+        {"min_constant_qdq.onnx", "min_constant_twin_clip_qdq.onnx"},
+        {"max_constant_maxpool_qdq.onnx", "max_constant_maxpool_twin_qdq.onnx"}}) {
     INFO(model);
     CHECK(run_good_model(work, model, x, {1, 2, 4, 4}) == run_good_model(work, twin, x, {1, 2, 4, 4}));
   }
@@ -266,7 +275,8 @@ TEST_CASE("a flatten of a channels-last image into a FullyConnected is a view: t
     std::ifstream source(work / model / "build" / "m.cpp");
     const std::string text((std::istreambuf_iterator<char>(source)), std::istreambuf_iterator<char>());
     std::size_t count = 0;
-    for (auto at = text.find("tightfit::transpose"); at != std::string::npos; at = text.find("tightfit::transpose", at + 1))
+    for (auto at = text.find("tightfit::transpose"); at != std::string::npos;
+         at = text.find("tightfit::transpose", at + 1))
       ++count;
     return count;
   };

@@ -40,8 +40,10 @@ struct Result {
 inline Result run(const std::string& command, const std::filesystem::path& log) {
   const int raw = std::system((command + " > " + shell_quote(log.string()) + " 2>&1").c_str());
   Result r;
-  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-  else if (raw != -1 && WIFSIGNALED(raw)) r.status = 128 + WTERMSIG(raw);
+  if (raw != -1 && WIFEXITED(raw))
+    r.status = WEXITSTATUS(raw);
+  else if (raw != -1 && WIFSIGNALED(raw))
+    r.status = 128 + WTERMSIG(raw);
   r.output = read_text(log);
   return r;
 }

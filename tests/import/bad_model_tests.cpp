@@ -38,10 +38,12 @@ const std::vector<BadModel>& bad_models() {
       {"truncated.onnx", {"not an ONNX model"}},
       {"wrong_magic.onnx", {"not an ONNX model"}},
       {"float_only.onnx", {"not quantized"}},
-      {"float_if_lstm.onnx", {"not quantized", "(quantize it first, e.g. with onnxruntime.quantization); input 'sr' is int64"}},
+      {"float_if_lstm.onnx",
+       {"not quantized", "(quantize it first, e.g. with onnxruntime.quantization); input 'sr' is int64"}},
       {"unsupported_operator.onnx", {"hardmax (Hardmax)", "unsupported operator", "docs/operators.md"}},
-      {"unsupported_operators.onnx", {"hardmax (Hardmax)", "unsupported operator", "docs/operators.md", "2 more unsupported nodes",
-                                      "tightfit inspect --json"}},
+      {"unsupported_operators.onnx",
+       {"hardmax (Hardmax)", "unsupported operator", "docs/operators.md", "2 more unsupported nodes",
+        "tightfit inspect --json"}},
       {"conv_weights_rank_above_input.onnx", {"ONNX shape inference crashed on this model"}},
       {"unsupported_dtype.onnx", {"tensor 'd'", "double", "not supported"}},
       {"dynamic_length.onnx", {"tensor 'x'", "dimension 0", "'L'", "dynamic"}},
@@ -116,7 +118,8 @@ TEST_CASE("the dynamic-batch model imports without a flag and says its batch is 
   CHECK(run.err.empty());
   CHECK_THAT(run.out, Catch::Contains("input 'x': symbolic batch (dimension 0) pinned to 1"));
   // Scripts that still pass --pin-batch keep working.
-  const auto old_flag = run_tightfit("inspect --pin-batch " + std::string(IMPORT_TEST_DIR) + "/good/dynamic_batch.onnx");
+  const auto old_flag =
+      run_tightfit("inspect --pin-batch " + std::string(IMPORT_TEST_DIR) + "/good/dynamic_batch.onnx");
   REQUIRE(old_flag.exited);
   CHECK(old_flag.status == 0);
   CHECK(old_flag.out == run.out);
@@ -130,7 +133,8 @@ TEST_CASE("compiling a malformed model: exit 1, one line, and no output files") 
     SECTION(c.file) {
       const std::string out = dir + "/out";
       const std::string model = std::string(IMPORT_TEST_DIR) + "/bad/" + c.file;
-      const auto run = run_tightfit("compile " + import_tests::quote(model) + " --max-ram 1M -o " + import_tests::quote(out));
+      const auto run =
+          run_tightfit("compile " + import_tests::quote(model) + " --max-ram 1M -o " + import_tests::quote(out));
       INFO("stderr: " << run.err);
       REQUIRE(run.exited);
       CHECK(run.status == 1);

@@ -17,7 +17,9 @@ ir::Graph import_good(const std::string& name) {
   return import::import_onnx(std::string(IMPORT_TEST_DIR) + "/good/" + name);
 }
 
-const ir::Tensor& input_tensor(const ir::Graph& g, const ir::Node& n, std::size_t i) { return g.tensors[n.inputs.at(i)]; }
+const ir::Tensor& input_tensor(const ir::Graph& g, const ir::Node& n, std::size_t i) {
+  return g.tensors[n.inputs.at(i)];
+}
 const ir::Tensor& output_tensor(const ir::Graph& g, const ir::Node& n) { return g.tensors[n.outputs.at(0)]; }
 
 std::vector<ir::OpKind> op_kinds(const ir::Graph& g) {
@@ -82,7 +84,8 @@ TEST_CASE("nodes without an activation clamp to their output dtype's limits") {
 
 TEST_CASE("a QDQ MatMul becomes a FullyConnected with the weight transposed to MxK and per-row scales") {
   const ir::Graph g = import_good("matmul_qdq.onnx");
-  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::FullyConnected, ir::OpKind::Dequantize});
+  REQUIRE(op_kinds(g) ==
+          std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::FullyConnected, ir::OpKind::Dequantize});
   const ir::Node& fc = g.nodes[1];
   const ir::Tensor& w = input_tensor(g, fc, 1);
   REQUIRE(w.shape == std::vector<std::int64_t>{4, 3});
@@ -97,8 +100,8 @@ TEST_CASE("a QDQ MatMul becomes a FullyConnected with the weight transposed to M
 TEST_CASE("QDQ data movement stays on the integer tensor and a QuantizeLinear with other parameters requantizes") {
   const ir::Graph g = import_good("movement_qdq.onnx");
   REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::MaxPool, ir::OpKind::Reshape,
-                                            ir::OpKind::Requantize, ir::OpKind::Reshape, ir::OpKind::Concat,
-                                            ir::OpKind::Dequantize});
+                                                 ir::OpKind::Requantize, ir::OpKind::Reshape, ir::OpKind::Concat,
+                                                 ir::OpKind::Dequantize});
   // MaxPool -> QuantizeLinear with the same parameters: an alias, no node.
   const ir::Tensor& pooled = output_tensor(g, g.nodes[1]);
   CHECK(pooled.shape == std::vector<std::int64_t>{1, 1, 2, 2});
@@ -117,8 +120,8 @@ TEST_CASE("QDQ data movement stays on the integer tensor and a QuantizeLinear wi
 TEST_CASE("the QOperator form translates QLinearConv and the com.microsoft QLinear operators") {
   const ir::Graph g = import_good("qop_branches.onnx");
   REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Add,
-                                            ir::OpKind::GlobalAveragePool, ir::OpKind::Sigmoid, ir::OpKind::Concat,
-                                            ir::OpKind::Dequantize});
+                                                 ir::OpKind::GlobalAveragePool, ir::OpKind::Sigmoid, ir::OpKind::Concat,
+                                                 ir::OpKind::Dequantize});
   const ir::Node& conv = g.nodes[1];
   CHECK(conv.onnx_op == "QLinearConv");
   const ir::Tensor& bias = input_tensor(g, conv, 2);
@@ -175,9 +178,11 @@ TEST_CASE("a standalone QDQ Relu before a QuantizeLinear with another scale beco
   CHECK(g.nodes[1].attrs.act_min == -10);
 }
 
-TEST_CASE("QuantizeLinear then ConvInteger then DequantizeLinear then QuantizeLinear is a raw int32 Conv and a Requantize") {
+TEST_CASE(
+    "QuantizeLinear then ConvInteger then DequantizeLinear then QuantizeLinear is a raw int32 Conv and a Requantize") {
   const ir::Graph g = import_good("convinteger_qdq.onnx");
-  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Requantize, ir::OpKind::Dequantize});
+  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Conv, ir::OpKind::Requantize,
+                                                 ir::OpKind::Dequantize});
   const ir::Tensor& acc = output_tensor(g, g.nodes[1]);
   CHECK(acc.dtype == ir::DType::Int32);
   // The DequantizeLinear of the accumulator states its scale.
@@ -189,7 +194,8 @@ TEST_CASE("QuantizeLinear then ConvInteger then DequantizeLinear then QuantizeLi
 
 TEST_CASE("a Div by an activation runs in a float island: Dequantize to float32, Div on float32, Quantize back") {
   const ir::Graph g = import_good("div_by_activation.onnx");
-  REQUIRE(op_kinds(g) == std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Dequantize, ir::OpKind::Div, ir::OpKind::Quantize});
+  REQUIRE(op_kinds(g) ==
+          std::vector<ir::OpKind>{ir::OpKind::Quantize, ir::OpKind::Dequantize, ir::OpKind::Div, ir::OpKind::Quantize});
   const ir::Node& dq = g.nodes[1];
   const ir::Node& div = g.nodes[2];
   const ir::Node& q = g.nodes[3];

@@ -50,7 +50,8 @@ TEST_CASE("inspect --json on a refused model lists every unsupported node, not o
   REQUIRE(run.exited);
   CHECK(run.status == 1);
   CHECK(run.err.find('\n') == run.err.size() - 1);  // the refusal is still one line
-  CHECK_THAT(run.err, Catch::Contains("hardmax (Hardmax): unsupported operator") && Catch::Contains("docs/operators.md"));
+  CHECK_THAT(run.err,
+             Catch::Contains("hardmax (Hardmax): unsupported operator") && Catch::Contains("docs/operators.md"));
   const auto doc = nlohmann::json::parse(run.out);
   CHECK_THAT(doc["error"].get<std::string>(), Catch::Contains("hardmax (Hardmax)"));
   REQUIRE(doc["unsupported"].size() == 3);

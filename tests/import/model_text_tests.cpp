@@ -22,7 +22,9 @@ TEST_CASE("a C++ comment holds no line break, comment end, trigraph, line splice
 TEST_CASE("a C++ string literal keeps the exact bytes as escapes no digit can extend") {
   CHECK(cpp_string("say \"hi\" \\") == "say \\\"hi\\\" \\\\");
   CHECK(cpp_string("?\?=") == "?\\?=");
-  CHECK(cpp_string(std::string("\x01" "7\xff\n", 4)) == "\\0017\\377\\012");
+  CHECK(cpp_string(std::string("\x01"
+                               "7\xff\n",
+                               4)) == "\\0017\\377\\012");
   CHECK(cpp_string("input_1") == "input_1");
 }
 
@@ -39,9 +41,10 @@ TEST_CASE("a C++ identifier is letters, digits and '_', never a keyword or the g
 TEST_CASE("terminal text shows control characters and invalid UTF-8 as \\xNN and passes the rest") {
   CHECK(shown("\x1b[2J\r\n\t\x7f") == "\\x1b[2J\\x0d\\x0a\\x09\\x7f");
   CHECK(shown("caf\xc3\xa9 \xe6\x97\xa5") == "caf\xc3\xa9 \xe6\x97\xa5");
-  CHECK(shown("\xc2\x9b" "1m") == "\\xc2\\x9b1m");  // C1 CSI
+  CHECK(shown("\xc2\x9b"
+              "1m") == "\\xc2\\x9b1m");                                          // C1 CSI
   CHECK(shown("\xff\xc0\xaf\xed\xa0\x80") == "\\xff\\xc0\\xaf\\xed\\xa0\\x80");  // invalid, overlong, surrogate
-  CHECK(shown("\xef\xbf\xbe") == "\\xef\\xbf\\xbe");  // U+FFFE: no character in XML
+  CHECK(shown("\xef\xbf\xbe") == "\\xef\\xbf\\xbe");                             // U+FFFE: no character in XML
   CHECK(shown(shown("\x01\xff")) == shown("\x01\xff"));
 }
 
@@ -50,9 +53,15 @@ TEST_CASE("XML text keeps line breaks, shows other control characters and escape
 }
 
 TEST_CASE("JSON strings become valid UTF-8, invalid bytes replaced by U+FFFD") {
-  nlohmann::json doc = {{"node", "a\xff" "b"}, {"list", {"ok", "\xc0"}}, {"n", 3}};
+  nlohmann::json doc = {{"node",
+                         "a\xff"
+                         "b"},
+                        {"list", {"ok", "\xc0"}},
+                        {"n", 3}};
   json_strings(doc);
-  CHECK(doc["node"] == "a\xef\xbf\xbd" "b");
+  CHECK(doc["node"] ==
+        "a\xef\xbf\xbd"
+        "b");
   CHECK(doc["list"][1] == "\xef\xbf\xbd");
   CHECK(doc["n"] == 3);
   CHECK_NOTHROW(doc.dump());

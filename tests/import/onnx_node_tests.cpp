@@ -77,7 +77,8 @@ TEST_CASE("ONNX's QLinearConv test imports as one Conv") {
   CHECK(g.tensors[g.nodes[0].outputs[0]].shape == std::vector<std::int64_t>{1, 1, 7, 7});
 }
 
-TEST_CASE("ONNX's 2-D and batched 3-D QLinearMatMul tests import as a FullyConnected (3-D: one weight matrix per batch)") {
+TEST_CASE(
+    "ONNX's 2-D and batched 3-D QLinearMatMul tests import as a FullyConnected (3-D: one weight matrix per batch)") {
   if (!have_node_tests()) return;
   const ir::Graph g = import_node_test("test_qlinearmatmul_2D");
   CHECK(ops(g) == std::vector<ir::OpKind>{ir::OpKind::FullyConnected});
@@ -90,7 +91,8 @@ TEST_CASE("ONNX's 2-D and batched 3-D QLinearMatMul tests import as a FullyConne
 
 TEST_CASE("ONNX's ConvInteger and MatMulInteger tests import with int32 accumulator outputs") {
   if (!have_node_tests()) return;
-  for (const char* test : {"test_basic_convinteger", "test_convinteger_with_padding", "test_convinteger_without_padding"}) {
+  for (const char* test :
+       {"test_basic_convinteger", "test_convinteger_with_padding", "test_convinteger_without_padding"}) {
     SECTION(test) {
       const ir::Graph g = import_node_test(test);
       REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::Conv});
@@ -121,7 +123,8 @@ TEST_CASE("ONNX's per-axis Quantize/DequantizeLinear tests import as edge nodes 
   CHECK(d.tensors[d.nodes[0].inputs[0]].quant.axis == 1);
 }
 
-TEST_CASE("ONNX's DynamicQuantizeLinear test imports as an edge DynamicQuantize, and its expanded float form is refused") {
+TEST_CASE(
+    "ONNX's DynamicQuantizeLinear test imports as an edge DynamicQuantize, and its expanded float form is refused") {
   if (!have_node_tests()) return;
   const ir::Graph g = import_node_test("test_dynamicquantizelinear");
   REQUIRE(ops(g) == std::vector<ir::OpKind>{ir::OpKind::DynamicQuantize});
@@ -131,7 +134,8 @@ TEST_CASE("ONNX's DynamicQuantizeLinear test imports as an edge DynamicQuantize,
   CHECK_FALSE(g.tensors[g.nodes[0].outputs[0]].quantized);  // its parameters are computed at run time
   CHECK(g.tensors[g.nodes[0].outputs[1]].dtype == ir::DType::Float32);
   CHECK(g.outputs.size() == 3);
-  CHECK_THROWS_WITH(import_node_test("test_dynamicquantizelinear_expanded"), Catch::Contains("(Min): input 'DynamicQuantizeLinear_test_dynamicquantizelinear"));
+  CHECK_THROWS_WITH(import_node_test("test_dynamicquantizelinear_expanded"),
+                    Catch::Contains("(Min): input 'DynamicQuantizeLinear_test_dynamicquantizelinear"));
 
   // Read by another node, y would need a static quantization: refused with the reason.
   onnx::ModelProto model;
@@ -150,19 +154,36 @@ TEST_CASE("ONNX's DynamicQuantizeLinear test imports as an edge DynamicQuantize,
     std::ofstream out(path, std::ios::binary);
     REQUIRE(model.SerializeToOstream(&out));
   }
-  CHECK_THROWS_WITH(import::import_onnx(path),
-                    Catch::Contains("(DynamicQuantizeLinear)") && Catch::Contains("computed from the data at run time"));
+  CHECK_THROWS_WITH(import::import_onnx(path), Catch::Contains("(DynamicQuantizeLinear)") &&
+                                                   Catch::Contains("computed from the data at run time"));
   std::remove(path.c_str());
 }
 
 TEST_CASE("ONNX's float tests of the operators we carry are refused as not quantized") {
   if (!have_node_tests()) return;
   // Float versions of every operator tightfit carries in quantized form.
-  const std::vector<std::string> prefixes = {
-      "test_conv_", "test_basic_conv_", "test_gemm_", "test_matmul_", "test_add", "test_mul", "test_maxpool_",
-      "test_averagepool_", "test_globalaveragepool", "test_relu", "test_clip", "test_leakyrelu", "test_sigmoid",
-      "test_tanh", "test_softmax_", "test_concat_", "test_reshape_", "test_flatten_", "test_squeeze",
-      "test_unsqueeze_", "test_transpose_", "test_resize_upsample_scales_nearest"};
+  const std::vector<std::string> prefixes = {"test_conv_",
+                                             "test_basic_conv_",
+                                             "test_gemm_",
+                                             "test_matmul_",
+                                             "test_add",
+                                             "test_mul",
+                                             "test_maxpool_",
+                                             "test_averagepool_",
+                                             "test_globalaveragepool",
+                                             "test_relu",
+                                             "test_clip",
+                                             "test_leakyrelu",
+                                             "test_sigmoid",
+                                             "test_tanh",
+                                             "test_softmax_",
+                                             "test_concat_",
+                                             "test_reshape_",
+                                             "test_flatten_",
+                                             "test_squeeze",
+                                             "test_unsqueeze_",
+                                             "test_transpose_",
+                                             "test_resize_upsample_scales_nearest"};
   int tried = 0;
   for (const auto& entry : fs::directory_iterator(kNodeTests)) {
     const std::string name = entry.path().filename().string();

@@ -81,11 +81,14 @@ ir::Graph slice_graph(std::int64_t offset) {
   return g;
 }
 
-TEST_CASE("verify accepts a tensor written in place inside its holder") { CHECK_NOTHROW(passes::verify(slice_graph(4))); }
+TEST_CASE("verify accepts a tensor written in place inside its holder") {
+  CHECK_NOTHROW(passes::verify(slice_graph(4)));
+}
 
 TEST_CASE("verify refuses a tensor lying past the end of its holder") {
-  CHECK_THROWS_WITH(passes::verify(slice_graph(5)),
-                    Catch::Contains("tensor 'y' (1 pixels of 4 elements, every 4 from element 5) does not fit in 'holder'"));
+  CHECK_THROWS_WITH(
+      passes::verify(slice_graph(5)),
+      Catch::Contains("tensor 'y' (1 pixels of 4 elements, every 4 from element 5) does not fit in 'holder'"));
 }
 
 TEST_CASE("verify refuses tensors lying in one another in a circle") {

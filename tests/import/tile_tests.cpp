@@ -52,8 +52,8 @@ ir::Node conv(const std::string& name, ir::TensorId x, ir::TensorId w, ir::Tenso
 ir::Graph chain() {
   ir::Graph g;
   g.source = "hand.onnx";
-  g.tensors = {image("x", 16, 8, 4),       image("a", 16, 8, 4),       image("b", 8, 4, 4), image("c", 8, 4, 4),
-               weights("wa", 4, 4, 3),     weights("wb", 4, 4, 3),     weights("wc", 4, 4, 1)};
+  g.tensors = {image("x", 16, 8, 4),   image("a", 16, 8, 4),   image("b", 8, 4, 4),   image("c", 8, 4, 4),
+               weights("wa", 4, 4, 3), weights("wb", 4, 4, 3), weights("wc", 4, 4, 1)};
   g.nodes = {conv("A", 0, 4, 1, 3, 1, 1), conv("B", 1, 5, 2, 3, 2, 1), conv("C", 2, 6, 3, 1, 1, 0)};
   g.inputs = {0};
   g.outputs = {3};
@@ -64,8 +64,8 @@ ir::Graph chain() {
 ir::Graph residual() {
   ir::Graph g;
   g.source = "hand.onnx";
-  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 4), image("b", 8, 4, 4), image("c", 8, 4, 4),
-               weights("wa", 4, 4, 3), weights("wb", 4, 4, 3)};
+  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 4),    image("b", 8, 4, 4),
+               image("c", 8, 4, 4), weights("wa", 4, 4, 3), weights("wb", 4, 4, 3)};
   ir::Node add;
   add.name = "Add";
   add.op = ir::OpKind::Add;
@@ -175,8 +175,8 @@ TEST_CASE("a Concat input written in place stays in place in its band of the Con
   // x -> A (1x1) -> a, in place in c at channel 0; x -> B (3x3) -> b, copied; Concat(a, b) -> c.
   ir::Graph g;
   g.source = "hand.onnx";
-  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 2), image("b", 8, 4, 2), image("c", 8, 4, 4),
-               weights("wa", 2, 4, 1), weights("wb", 2, 4, 3)};
+  g.tensors = {image("x", 8, 4, 4), image("a", 8, 4, 2),    image("b", 8, 4, 2),
+               image("c", 8, 4, 4), weights("wa", 2, 4, 1), weights("wb", 2, 4, 3)};
   g.tensors[1].slice_of = 3;
   g.tensors[1].slice_offset = 0;
   g.tensors[1].slice_pixel_stride = 4;
@@ -199,8 +199,9 @@ TEST_CASE("a Concat input written in place stays in place in its band of the Con
   CHECK(g.tensors[c_rows].slice_offset == 4 * 4 * 4);
 }
 
-TEST_CASE("a grid's tiles copy the columns they read of the stage's input, pad only at the image's edges, and "
-          "each band's tiles are copied side by side into its rows of the output") {
+TEST_CASE(
+    "a grid's tiles copy the columns they read of the stage's input, pad only at the image's edges, and "
+    "each band's tiles are copied side by side into its rows of the output") {
   ir::Graph g = chain();
   const auto tiled = passes::tile_stage(g, {{"A", "B", "C"}, 2, 2, false});
   REQUIRE(tiled);
@@ -235,7 +236,8 @@ TEST_CASE("a grid's tiles copy the columns they read of the stage's input, pad o
   // The copies: x's columns of each tile, and c once.
   std::int64_t copied = 0;
   for (const ir::Node& n : g.nodes)
-    if (n.op == ir::OpKind::Slice || (n.op == ir::OpKind::Concat && n.attrs.axis == 2)) copied += g.tensors[n.outputs[0]].bytes();
+    if (n.op == ir::OpKind::Slice || (n.op == ir::OpKind::Concat && n.attrs.axis == 2))
+      copied += g.tensors[n.outputs[0]].bytes();
   CHECK(tiled->copied_bytes == copied);
   CHECK(copied > 16 * 8 * 4 + 8 * 4 * 4);  // the halo columns are copied twice
 }

@@ -166,7 +166,8 @@ TEST_CASE("an overlap pair naming a buffer twice on one side, or two buffers bot
   const Problem twice = one_region({buffer("a", 4, 0, 1), buffer("b", 4, 1, 2), buffer("c", 4, 1, 2)},
                                    {{1, 0, 1, std::nullopt}, {2, 0, 1, std::nullopt}});
   CHECK_THROWS(solve(twice, Options{}));
-  const Problem both_ways = one_region({buffer("a", 4, 1, 1), buffer("b", 4, 1, 1)}, {{1, 0, 1, std::nullopt}, {0, 1, 1, std::nullopt}});
+  const Problem both_ways =
+      one_region({buffer("a", 4, 1, 1), buffer("b", 4, 1, 1)}, {{1, 0, 1, std::nullopt}, {0, 1, 1, std::nullopt}});
   CHECK_THROWS(solve(both_ways, Options{}));
 }
 

@@ -42,8 +42,8 @@ std::string write_csv(const std::string& name, const std::string& text) {
 }  // namespace
 
 TEST_CASE("plan prints one line with the peak, the bound, the status and the time", "[cli]") {
-  const std::string csv = write_csv("plan_cli_small.csv",
-                                    "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
+  const std::string csv =
+      write_csv("plan_cli_small.csv", "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
   const Run run = tightfit("plan --csv " + csv);
   CHECK(run.status == 0);
   CHECK(run.out.rfind("peak=12 lower_bound=12 status=optimal time_ms=", 0) == 0);
@@ -68,7 +68,8 @@ TEST_CASE("plan --out writes the offsets as CSV", "[cli]") {
 }
 
 TEST_CASE("plan under a cap that is too small exits 3 and says why in one line", "[cli]") {
-  const std::string csv = write_csv("plan_cli_cap.csv", "id,lower,upper,size\ninput,0,2,100\nhidden,1,3,300\nout,2,4,50\n");
+  const std::string csv =
+      write_csv("plan_cli_cap.csv", "id,lower,upper,size\ninput,0,2,100\nhidden,1,3,300\nout,2,4,50\n");
   const Run run = tightfit("plan --csv " + csv + " --max-ram 399");
   CHECK(run.status == 3);
   CHECK(run.err ==

@@ -89,11 +89,21 @@ Problem if_problem(std::mt19937& rng, int count) {
   for (int i = 0; i < count; ++i) {
     Buffer b = buffer("b" + std::to_string(i), 1 + rng() % 9, 0, 0);
     switch (rng() % 5) {
-      case 0: b.first_step = 1 + rng() % 3, b.last_step = b.first_step + rng() % (4 - b.first_step); break;  // then only
-      case 1: b.first_step = 4 + rng() % 2, b.last_step = 5; break;                                         // else only
-      case 2: b.first_step = 0, b.last_step = 4 + rng() % 2, b.gaps = {{1, 3}}; break;  // read by else only
-      case 3: b.first_step = 0, b.last_step = 4 + rng() % 2, b.gaps = {{2, 3}}; break;  // read by both
-      default: b.first_step = 3, b.last_step = 6, b.gaps = {{4, 4}}; break;            // the If's output
+      case 0:
+        b.first_step = 1 + rng() % 3, b.last_step = b.first_step + rng() % (4 - b.first_step);
+        break;  // then only
+      case 1:
+        b.first_step = 4 + rng() % 2, b.last_step = 5;
+        break;  // else only
+      case 2:
+        b.first_step = 0, b.last_step = 4 + rng() % 2, b.gaps = {{1, 3}};
+        break;  // read by else only
+      case 3:
+        b.first_step = 0, b.last_step = 4 + rng() % 2, b.gaps = {{2, 3}};
+        break;  // read by both
+      default:
+        b.first_step = 3, b.last_step = 6, b.gaps = {{4, 4}};
+        break;  // the If's output
     }
     problem.buffers.push_back(b);
   }
@@ -114,9 +124,9 @@ TEST_CASE("MiniMalloc's small example is packed into its 12 bytes", "[known]") {
 TEST_CASE("an instance that fragments is proven optimal one byte above its live sum", "[known]") {
   // Found by a random search and shrunk by hand; the brute force and a separate Python check
   // agree that 16 is the optimum while no step has more than 15 bytes live.
-  const Problem problem = one_region({buffer("b1", 6, 6, 7), buffer("b2", 6, 7, 11), buffer("b3", 4, 2, 6),
-                                      buffer("b4", 1, 3, 5), buffer("b5", 6, 0, 3), buffer("b6", 9, 0, 0),
-                                      buffer("b7", 5, 4, 6)});
+  const Problem problem =
+      one_region({buffer("b1", 6, 6, 7), buffer("b2", 6, 7, 11), buffer("b3", 4, 2, 6), buffer("b4", 1, 3, 5),
+                  buffer("b5", 6, 0, 3), buffer("b6", 9, 0, 0), buffer("b7", 5, 4, 6)});
   CHECK(live_sum_lower_bound(problem) == 15);
   const Plan plan = solve_valid(problem);
   CHECK(plan.peak == 16);
@@ -162,8 +172,8 @@ TEST_CASE("zero-size buffers sit at offset 0 and take no room", "[edge]") {
 }
 
 TEST_CASE("sizes too large to add up safely are refused, not wrapped around", "[edge]") {
-  const Problem problem = one_region({buffer("a", std::uint64_t{1} << 59, 0, 1), buffer("b", std::uint64_t{1} << 59, 0, 1),
-                                      buffer("c", 1, 0, 1)});
+  const Problem problem = one_region(
+      {buffer("a", std::uint64_t{1} << 59, 0, 1), buffer("b", std::uint64_t{1} << 59, 0, 1), buffer("c", 1, 0, 1)});
   CHECK_THROWS_WITH(solve(problem, {}), "buffer 'c': sizes and pin offsets add up to more than 2^60 bytes");
 }
 
@@ -228,8 +238,9 @@ TEST_CASE("with two regions too small together the plan is infeasible", "[region
   CHECK(plan.reason.find("sram") != std::string::npos);
 }
 
-TEST_CASE("with two regions the regions are chosen together: it fits where filling the fast one busiest-first would not",
-          "[regions]") {
+TEST_CASE(
+    "with two regions the regions are chosen together: it fits where filling the fast one busiest-first would not",
+    "[regions]") {
   // Busiest first, "a" would take all of dtcm; then "c" (live with "a" at step 4) and "b" (live
   // with "c" at step 3) would both need sram: 12 bytes > 11. Together: "c" in dtcm, "a" and "b"
   // (never live at once) share sram.
@@ -290,8 +301,7 @@ TEST_CASE("random instances with two or three capped regions are feasible exactl
     Problem problem = random_problem(rng, 3 + trial % 3);
     const int regions = 2 + trial % 2;
     problem.regions.clear();
-    for (int r = 0; r < regions; ++r)
-      problem.regions.push_back(Region{"r" + std::to_string(r), 3 + rng() % 10, 1});
+    for (int r = 0; r < regions; ++r) problem.regions.push_back(Region{"r" + std::to_string(r), 3 + rng() % 10, 1});
     for (Buffer& b : problem.buffers) b.traffic = rng() % 100;
     const Plan plan = solve_valid(problem);
     INFO("trial " << trial);
@@ -351,7 +361,8 @@ TEST_CASE("the same problem gives the same plan every time", "[determinism]") {
   std::vector<Buffer> buffers;
   for (int i = 0; i < 60; ++i) {
     const int first = static_cast<int>(rng() % 40);
-    buffers.push_back(buffer("t" + std::to_string(i), 16 * (1 + rng() % 64), first, first + static_cast<int>(rng() % 8), 16));
+    buffers.push_back(
+        buffer("t" + std::to_string(i), 16 * (1 + rng() % 64), first, first + static_cast<int>(rng() % 8), 16));
   }
   const Problem problem = one_region(buffers);
   const Plan first = solve_valid(problem);
@@ -371,8 +382,8 @@ TEST_CASE("buffers of an If's two branches share bytes and the arena is the most
   x.gaps = {{2, 3}};
   p.gaps = {{1, 3}};
   out.gaps = {{4, 4}};
-  Problem problem = one_region({x, p, out, buffer("then 1", 100, 1, 2), buffer("then 2", 100, 2, 3),
-                                buffer("else 1", 150, 4, 5)});
+  Problem problem =
+      one_region({x, p, out, buffer("then 1", 100, 1, 2), buffer("then 2", 100, 2, 3), buffer("else 1", 150, 4, 5)});
   int step = -1;
   CHECK(live_sum_lower_bound(problem, &step) == 20 + 50 + 150);  // p, x and the else branch's buffer
   CHECK(step == 4);

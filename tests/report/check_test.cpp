@@ -16,7 +16,8 @@ namespace {
 
 // True when one of `problems` mentions `text`.
 bool mentions(const std::vector<std::string>& problems, const std::string& text) {
-  return std::any_of(problems.begin(), problems.end(), [&](const std::string& p) { return p.find(text) != std::string::npos; });
+  return std::any_of(problems.begin(), problems.end(),
+                     [&](const std::string& p) { return p.find(text) != std::string::npos; });
 }
 
 }  // namespace

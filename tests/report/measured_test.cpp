@@ -35,14 +35,15 @@ TEST_CASE("the text gives the measured flash and RAM as the firmware's figures a
   const std::string text = render_text(report);
   CHECK(line_starting(text, "Measured on mps2-an386 (cortex-m4), qemu-system-arm -icount shift=0") != "");
   CHECK(line_starting(text, "  flash  ") ==
-        fmt::format("  flash  {} B = weights {} + code and constants {} + built-in test inputs {}", u64(flash["total_bytes"]),
-                    u64(flash["weights_bytes"]),
+        fmt::format("  flash  {} B = weights {} + code and constants {} + built-in test inputs {}",
+                    u64(flash["total_bytes"]), u64(flash["weights_bytes"]),
                     u64(flash["total_bytes"]) - u64(flash["weights_bytes"]) - u64(flash["inputs_bytes"]),
                     u64(flash["inputs_bytes"])));
   CHECK(line_starting(text, "  RAM    ") ==
-        fmt::format("  RAM    {} B = arena {} + .data {} + .bss {} + peak stack {}",
-                    u64(ram["arena_bytes"]) + u64(ram["data_bytes"]) + u64(ram["bss_bytes"]) + u64(ram["stack_peak_bytes"]),
-                    u64(ram["arena_bytes"]), u64(ram["data_bytes"]), u64(ram["bss_bytes"]), u64(ram["stack_peak_bytes"])));
+        fmt::format(
+            "  RAM    {} B = arena {} + .data {} + .bss {} + peak stack {}",
+            u64(ram["arena_bytes"]) + u64(ram["data_bytes"]) + u64(ram["bss_bytes"]) + u64(ram["stack_peak_bytes"]),
+            u64(ram["arena_bytes"]), u64(ram["data_bytes"]), u64(ram["bss_bytes"]), u64(ram["stack_peak_bytes"])));
   CHECK(line_starting(text, "         the arena is ") ==
         fmt::format("         the arena is the plan's to the byte ({} B); the stack reserved is {} B",
                     u64(report["arena_bytes"]), u64(ram["stack_bytes"])));
@@ -53,7 +54,8 @@ TEST_CASE("an arena that is not the plan's is said so", "[report][measured]") {
   report["measured"]["ram"]["arena_bytes"] = u64(report["arena_bytes"]) + 8;
   const std::string text = render_text(report);
   CHECK(line_starting(text, "         the arena is ") ==
-        fmt::format("         the arena is NOT the plan's ({} B); the stack reserved is 16384 B", u64(report["arena_bytes"])));
+        fmt::format("         the arena is NOT the plan's ({} B); the stack reserved is 16384 B",
+                    u64(report["arena_bytes"])));
   CHECK(render_html(report).find("NOT as planned") != std::string::npos);
 }
 
@@ -81,7 +83,8 @@ TEST_CASE("a profiled run lists each step's instructions, '-' where no kernel wa
   const std::string text = render_measured_text(report);
   for (const auto& step : report["steps"]) {
     const json& count = report["measured"]["step_instructions"][u64(step["step"])];
-    const std::string row = line_starting(text, fmt::format("  {:>5}  {} ", u64(step["step"]), step["node"].get<std::string>()));
+    const std::string row =
+        line_starting(text, fmt::format("  {:>5}  {} ", u64(step["step"]), step["node"].get<std::string>()));
     INFO(text);
     REQUIRE(row != "");
     std::istringstream words(row);

@@ -52,16 +52,19 @@ TEST_CASE("each buffer's tooltip gives its size, offset, steps and operator", "[
   const std::string svg = render_svg(report);
   for (const auto& b : report["buffers"]) {
     const std::string producer =
-        b["producer"].is_null() ? "graph input"
-                                : fmt::format("produced by {} ({})", b["producer"].get<std::string>(), b["op"].get<std::string>());
-    const std::string title = fmt::format("<title>{}\n{} B", b["tensor"].get<std::string>(), b["size"].get<std::uint64_t>());
+        b["producer"].is_null()
+            ? "graph input"
+            : fmt::format("produced by {} ({})", b["producer"].get<std::string>(), b["op"].get<std::string>());
+    const std::string title =
+        fmt::format("<title>{}\n{} B", b["tensor"].get<std::string>(), b["size"].get<std::uint64_t>());
     INFO(title);
     const auto at = svg.find(title);
     REQUIRE(at != std::string::npos);
     const std::string tooltip = svg.substr(at, svg.find("</title>", at) - at);
     CHECK_THAT(tooltip, Catch::Contains(fmt::format("at offset {} in {}", b["offset"].get<std::uint64_t>(),
                                                     b["region"].get<std::string>())));
-    CHECK_THAT(tooltip, Catch::Contains(fmt::format("steps {} to {}", b["first_step"].get<int>(), b["last_step"].get<int>())));
+    CHECK_THAT(tooltip,
+               Catch::Contains(fmt::format("steps {} to {}", b["first_step"].get<int>(), b["last_step"].get<int>())));
     CHECK_THAT(tooltip, Catch::Contains(producer));
   }
 }

@@ -74,8 +74,10 @@ std::uint64_t first_fit(std::vector<Tensor>& tensors, const std::vector<int>& me
 
 std::string node_name(const std::string& op, int step, bool long_names) {
   std::string base = op;
-  std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (long_names && step % 7 == 3) return "stage" + std::to_string(step / 7) + "/block/" + base + "_bn_relu6_" + std::to_string(step);
+  std::transform(base.begin(), base.end(), base.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (long_names && step % 7 == 3)
+    return "stage" + std::to_string(step / 7) + "/block/" + base + "_bn_relu6_" + std::to_string(step);
   return base + std::to_string(step);
 }
 
@@ -84,8 +86,15 @@ std::string node_name(const std::string& op, int step, bool long_names) {
 void build_network(const SyntheticOptions& options, std::vector<Tensor>& tensors, std::vector<Layer>& layers) {
   Random random(options.seed);
   const std::uint64_t input_side = options.layers > 20 ? 16 : 24;
-  tensors.push_back({"input", "input", "", {1, 3, input_side, input_side}, align_up(3 * input_side * input_side, kAlign),
-                     0, 0, 0, -1});
+  tensors.push_back({"input",
+                     "input",
+                     "",
+                     {1, 3, input_side, input_side},
+                     align_up(3 * input_side * input_side, kAlign),
+                     0,
+                     0,
+                     0,
+                     -1});
   std::uint64_t channels = 3, side = input_side;
   static const char* const kOps[] = {"Conv", "DepthwiseConv", "Conv", "Add", "MaxPool"};
   static const char* const kOnnxOps[] = {"QLinearConv", "QLinearConv", "QLinearConv", "QLinearAdd", "MaxPool"};
@@ -105,7 +114,7 @@ void build_network(const SyntheticOptions& options, std::vector<Tensor>& tensors
       out_side = 1;
     } else if (kind == 0 || kind == 2) {
       out_channels = random.pick({8, 16, 24, 32, 48}) * (input_side / side);  // deeper layers: more channels
-      const std::uint64_t kernel = step == 0 ? 9 : 1;  // a 3x3 stem, then pointwise convolutions
+      const std::uint64_t kernel = step == 0 ? 9 : 1;                         // a 3x3 stem, then pointwise convolutions
       layer.macs = out_channels * channels * kernel * side * side;
       layer.weights = out_channels * channels * kernel + 4 * out_channels;
     } else if (kind == 1) {
@@ -119,12 +128,13 @@ void build_network(const SyntheticOptions& options, std::vector<Tensor>& tensors
     const std::vector<std::uint64_t> shape =
         last ? std::vector<std::uint64_t>{1, 10} : std::vector<std::uint64_t>{1, out_channels, out_side, out_side};
     const std::uint64_t bytes = std::accumulate(shape.begin(), shape.end(), std::uint64_t{1}, std::multiplies<>());
-    tensors.push_back({layer.node + "_out", last ? "output" : "activation", "", shape, align_up(bytes, kAlign), 0, step,
-                       step, step});
+    tensors.push_back(
+        {layer.node + "_out", last ? "output" : "activation", "", shape, align_up(bytes, kAlign), 0, step, step, step});
     layer.output = static_cast<int>(tensors.size()) - 1;
     for (const int input : inputs) tensors[input].last = std::max(tensors[input].last, step);
     if (layer.op == "Conv" && step % 3 == 0) {
-      tensors.push_back({layer.node + "_scratch", "scratch", "", {random.pick({256, 512, 1024})}, 0, 0, step, step, step});
+      tensors.push_back(
+          {layer.node + "_scratch", "scratch", "", {random.pick({256, 512, 1024})}, 0, 0, step, step, step});
       tensors.back().size = tensors.back().shape[0];
     }
     if (last) tensors[layer.output].last = step;
@@ -197,9 +207,15 @@ json synthetic_report(const SyntheticOptions& options) {
       if (t.kind == "scratch") scratch += t.size;
     }
     const Layer& layer = layers[step];
-    step_rows.push_back({{"step", step}, {"node", layer.node}, {"op", layer.op}, {"onnx_op", layer.onnx_op},
-                         {"output_shape", tensors[layer.output].shape}, {"macs", layer.macs}, {"live_bytes", live},
-                         {"scratch_bytes", scratch}, {"live_tensors", names}});
+    step_rows.push_back({{"step", step},
+                         {"node", layer.node},
+                         {"op", layer.op},
+                         {"onnx_op", layer.onnx_op},
+                         {"output_shape", tensors[layer.output].shape},
+                         {"macs", layer.macs},
+                         {"live_bytes", live},
+                         {"scratch_bytes", scratch},
+                         {"live_tensors", names}});
     live_per_step.push_back(live);
     most_live = std::max(most_live, live);
   }
@@ -213,8 +229,13 @@ json synthetic_report(const SyntheticOptions& options) {
   for (const auto& t : tensors) {
     no_reuse += t.size;
     const bool graph_input = t.producer < 0;
-    buffers.push_back({{"tensor", t.name}, {"size", t.size}, {"offset", fits ? json(t.offset) : json(nullptr)},
-                       {"region", t.region}, {"first_step", t.first}, {"last_step", t.last}, {"kind", t.kind},
+    buffers.push_back({{"tensor", t.name},
+                       {"size", t.size},
+                       {"offset", fits ? json(t.offset) : json(nullptr)},
+                       {"region", t.region},
+                       {"first_step", t.first},
+                       {"last_step", t.last},
+                       {"kind", t.kind},
                        {"producer", graph_input ? json(nullptr) : json(layers[t.producer].node)},
                        {"op", graph_input ? json(nullptr) : json(layers[t.producer].op)}});
   }
@@ -224,7 +245,9 @@ json synthetic_report(const SyntheticOptions& options) {
   json failure = nullptr;
   if (!fits) {
     const int at = peak_steps.front().get<int>();
-    failure = {{"cap_bytes", *options.cap}, {"minimum_bytes", arena}, {"peak_step", at},
+    failure = {{"cap_bytes", *options.cap},
+               {"minimum_bytes", arena},
+               {"peak_step", at},
                {"tensors", step_rows[at]["live_tensors"]}};
   }
   const std::string name = "synthetic" + std::to_string(options.layers);
@@ -256,21 +279,31 @@ json with_measured(json report) {
   json counts = json::array();
   for (const auto& step : report["steps"]) {
     // The second step stands for one without a kernel call (a Reshape that renames its input).
-    if (step["step"] == 1) counts.push_back(nullptr);
-    else counts.push_back(3 * step["macs"].get<std::uint64_t>() + 700);
+    if (step["step"] == 1)
+      counts.push_back(nullptr);
+    else
+      counts.push_back(3 * step["macs"].get<std::uint64_t>() + 700);
   }
   std::uint64_t instructions = 0;
   for (const auto& count : counts) instructions += count.is_null() ? 0 : count.get<std::uint64_t>() - 20;
-  report["measured"] = {
-      {"board", "mps2-an386"},
-      {"core", "cortex-m4"},
-      {"method", "qemu-system-arm -icount shift=0 (exact instruction counts)"},
-      {"instructions", instructions},
-      {"flash", {{"total_bytes", weights + 14000 + 1960}, {"weights_bytes", weights}, {"text_bytes", 12000},
-                 {"rodata_bytes", 1800}, {"inputs_bytes", 1960}}},
-      {"ram", {{"arena_bytes", arena}, {"planned_arena_bytes", arena}, {"data_bytes", 8}, {"bss_bytes", 60},
-               {"stack_bytes", 16384}, {"stack_peak_bytes", 832}}},
-      {"step_instructions", counts}};
+  report["measured"] = {{"board", "mps2-an386"},
+                        {"core", "cortex-m4"},
+                        {"method", "qemu-system-arm -icount shift=0 (exact instruction counts)"},
+                        {"instructions", instructions},
+                        {"flash",
+                         {{"total_bytes", weights + 14000 + 1960},
+                          {"weights_bytes", weights},
+                          {"text_bytes", 12000},
+                          {"rodata_bytes", 1800},
+                          {"inputs_bytes", 1960}}},
+                        {"ram",
+                         {{"arena_bytes", arena},
+                          {"planned_arena_bytes", arena},
+                          {"data_bytes", 8},
+                          {"bss_bytes", 60},
+                          {"stack_bytes", 16384},
+                          {"stack_peak_bytes", 832}}},
+                        {"step_instructions", counts}};
   return report;
 }
 

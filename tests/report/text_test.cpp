@@ -95,11 +95,13 @@ TEST_CASE("the RAM summary gives the JSON's arena, cap and, per region, peak, bo
 TEST_CASE("linked for a core, the flash line is the link's figures, weights apart", "[report][text]") {
   json report = fixture("layers200");
   const std::uint64_t weights = u64(report["flash"]["weights_bytes"]);
-  report["flash"]["linked"] = {{"core", "cortex-m7"}, {"method", "arm-none-eabi-g++ 12.2.1 -O2"}, {"text_bytes", 9500},
-                               {"rodata_bytes", 870}, {"data_bytes", 4}, {"weights_bytes", weights + 16}};
+  report["flash"]["linked"] = {{"core", "cortex-m7"}, {"method", "arm-none-eabi-g++ 12.2.1 -O2"},
+                               {"text_bytes", 9500},  {"rodata_bytes", 870},
+                               {"data_bytes", 4},     {"weights_bytes", weights + 16}};
   const std::string text = render_text(report);
-  CHECK(line_starting(text, "Flash") == fmt::format("Flash  {} B ({}) = weights {} + code 9500 + constants 870 + .data 4",
-                                                    weights + 16 + 10374, human_bytes(weights + 16 + 10374), weights + 16));
+  CHECK(line_starting(text, "Flash") ==
+        fmt::format("Flash  {} B ({}) = weights {} + code 9500 + constants 870 + .data 4", weights + 16 + 10374,
+                    human_bytes(weights + 16 + 10374), weights + 16));
   CHECK_THAT(text, Catch::Contains("linked for cortex-m7 (arm-none-eabi-g++ 12.2.1 -O2)"));
   CHECK_THAT(render_text(fixture("layers200")), Catch::Contains("an estimate (no core linked"));
   report["flash"]["linked"].erase("text_bytes");
@@ -113,8 +115,9 @@ TEST_CASE("the flash line and the savings are the JSON's numbers", "[report][tex
   const auto total = u64(flash["weights_bytes"]) + u64(flash["code_estimate_bytes"]) + u64(flash["schedule_bytes"]);
   const std::string line = line_starting(text, "Flash");
   CHECK_THAT(line, Catch::StartsWith(fmt::format("Flash  {} B (", total)));
-  CHECK_THAT(line, Catch::EndsWith(fmt::format("= weights {} + code (estimate) {} + schedule {}", u64(flash["weights_bytes"]),
-                                               u64(flash["code_estimate_bytes"]), u64(flash["schedule_bytes"]))));
+  CHECK_THAT(line,
+             Catch::EndsWith(fmt::format("= weights {} + code (estimate) {} + schedule {}", u64(flash["weights_bytes"]),
+                                         u64(flash["code_estimate_bytes"]), u64(flash["schedule_bytes"]))));
   const auto arena = u64(report["arena_bytes"]);
   CHECK(words_of(line_starting(text, "  tightfit (this plan)")).back() == std::to_string(arena));
   const auto greedy = u64(report["comparisons"]["greedy_by_size_bytes"]);
@@ -123,7 +126,8 @@ TEST_CASE("the flash line and the savings are the JSON's numbers", "[report][tex
   const auto no_reuse = u64(report["comparisons"]["no_reuse_bytes"]);
   REQUIRE(no_reuse > arena);
   CHECK_THAT(line_starting(text, "  no reuse"),
-             Catch::Contains(fmt::format("{}   {} B ({:.1f}%)", no_reuse, no_reuse - arena, 100.0 * (no_reuse - arena) / no_reuse)));
+             Catch::Contains(fmt::format("{}   {} B ({:.1f}%)", no_reuse, no_reuse - arena,
+                                         100.0 * (no_reuse - arena) / no_reuse)));
 }
 
 TEST_CASE("each layer row gives the step's node, op, shape, MACs, live bytes and scratch", "[report][text]") {
@@ -144,8 +148,10 @@ TEST_CASE("each layer row gives the step's node, op, shape, MACs, live bytes and
       INFO("step " << index);
       REQUIRE(row.size() >= 7);
       const std::string node = step["node"].get<std::string>();
-      if (node.size() <= 16) CHECK(row[1] == node);
-      else CHECK(row[1] == node.substr(0, 15) + "~");
+      if (node.size() <= 16)
+        CHECK(row[1] == node);
+      else
+        CHECK(row[1] == node.substr(0, 15) + "~");
       CHECK(row[2] == step["op"].get<std::string>());
       CHECK(row[3] == shape_of(step));
       CHECK(row[4] == std::to_string(u64(step["macs"])));
@@ -187,11 +193,13 @@ TEST_CASE("the peak names its bytes, its step and every tensor live there", "[re
   const json report = fixture("layers5");
   const std::string text = render_text(report);
   const json& step = report["steps"][u64(report["peak_steps"][0])];
-  CHECK_THAT(line_starting(text, "Peak"), Catch::StartsWith(fmt::format("Peak   {} B live at step", u64(step["live_bytes"]))));
+  CHECK_THAT(line_starting(text, "Peak"),
+             Catch::StartsWith(fmt::format("Peak   {} B live at step", u64(step["live_bytes"]))));
   const std::string peak_block = text.substr(text.find("Peak"), text.find("Layers") - text.find("Peak"));
   for (const auto& tensor : step["live_tensors"]) {
     for (const auto& b : report["buffers"]) {
-      if (b["tensor"] == tensor) CHECK_THAT(peak_block, Catch::Contains(fmt::format("{} {}", tensor.get<std::string>(), u64(b["size"]))));
+      if (b["tensor"] == tensor)
+        CHECK_THAT(peak_block, Catch::Contains(fmt::format("{} {}", tensor.get<std::string>(), u64(b["size"]))));
     }
   }
 }
@@ -203,23 +211,39 @@ TEST_CASE("an infeasible report gives the cap, the minimum reachable and the bot
   const std::string first = line_starting(text, "DOES NOT FIT");
   CHECK_THAT(first, Catch::Contains(fmt::format("cap {} B", u64(failure["cap_bytes"]))));
   CHECK_THAT(first, Catch::Contains(fmt::format("minimum reachable {} B", u64(failure["minimum_bytes"]))));
-  CHECK_THAT(first, Catch::Contains(fmt::format("{} B over", u64(failure["minimum_bytes"]) - u64(failure["cap_bytes"]))));
-  CHECK_THAT(line_starting(text, "  bottleneck:"), Catch::Contains(fmt::format("step {} (", u64(failure["peak_step"]))));
+  CHECK_THAT(first,
+             Catch::Contains(fmt::format("{} B over", u64(failure["minimum_bytes"]) - u64(failure["cap_bytes"]))));
+  CHECK_THAT(line_starting(text, "  bottleneck:"),
+             Catch::Contains(fmt::format("step {} (", u64(failure["peak_step"]))));
   const std::string block = text.substr(text.find("DOES NOT FIT"), text.find("RAM ") - text.find("DOES NOT FIT"));
   for (const auto& tensor : failure["tensors"]) CHECK_THAT(block, Catch::Contains(tensor.get<std::string>()));
 }
 
 TEST_CASE("the RAM against cost table's time column is each level's estimate over the free level's", "[report][text]") {
   json report = fixture("layers5");
-  const json stage = {{"nodes", {"a", "b"}}, {"bands", 4}, {"columns", 1}, {"whole_rows", true},
+  const json stage = {{"nodes", {"a", "b"}}, {"bands", 4},   {"columns", 1}, {"whole_rows", true},
                       {"copied_bytes", 0},   {"input", "x"}, {"output", "y"}};
-  report["ram_vs_cost"] = json::array(
-      {{{"technique", "none"}, {"arena_bytes", 900}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
-        {"estimated_instructions", 1000}, {"stage", nullptr}, {"chosen", false}},
-       {{"technique", "free"}, {"arena_bytes", 800}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
-        {"estimated_instructions", 800}, {"stage", nullptr}, {"chosen", true}},
-       {{"technique", "tiling"}, {"arena_bytes", 500}, {"extra_macs", 40}, {"extra_macs_percent", 5.0},
-        {"estimated_instructions", 1100}, {"stage", stage}, {"chosen", false}}});
+  report["ram_vs_cost"] = json::array({{{"technique", "none"},
+                                        {"arena_bytes", 900},
+                                        {"extra_macs", 0},
+                                        {"extra_macs_percent", 0.0},
+                                        {"estimated_instructions", 1000},
+                                        {"stage", nullptr},
+                                        {"chosen", false}},
+                                       {{"technique", "free"},
+                                        {"arena_bytes", 800},
+                                        {"extra_macs", 0},
+                                        {"extra_macs_percent", 0.0},
+                                        {"estimated_instructions", 800},
+                                        {"stage", nullptr},
+                                        {"chosen", true}},
+                                       {{"technique", "tiling"},
+                                        {"arena_bytes", 500},
+                                        {"extra_macs", 40},
+                                        {"extra_macs_percent", 5.0},
+                                        {"estimated_instructions", 1100},
+                                        {"stage", stage},
+                                        {"chosen", false}}});
   report["instruction_estimate"] = {{"core", "cortex-m4"}, {"measured", true}};
   REQUIRE(check_report(report).empty());
   const std::string text = render_text(report);
@@ -239,20 +263,32 @@ TEST_CASE("the RAM against cost table's time column is each level's estimate ove
 TEST_CASE("a plan the cap made byte-aligned is the table's last row and the RAM section says what aligned took",
           "[report][text]") {
   json report = fixture("layers5");
-  const json stage = {{"nodes", {"a", "b"}}, {"bands", 4}, {"columns", 1}, {"whole_rows", true},
+  const json stage = {{"nodes", {"a", "b"}}, {"bands", 4},   {"columns", 1}, {"whole_rows", true},
                       {"copied_bytes", 0},   {"input", "x"}, {"output", "y"}};
-  report["ram_vs_cost"] = json::array(
-      {{{"technique", "free"}, {"arena_bytes", 800}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
-        {"stage", nullptr}, {"chosen", false}},
-       {{"technique", "tiling"}, {"arena_bytes", 500}, {"extra_macs", 40}, {"extra_macs_percent", 5.0},
-        {"stage", stage}, {"chosen", false}},
-       {{"technique", "byte_aligned"}, {"arena_bytes", 797}, {"extra_macs", 0}, {"extra_macs_percent", 0.0},
-        {"stage", nullptr}, {"chosen", true}}});
+  report["ram_vs_cost"] = json::array({{{"technique", "free"},
+                                        {"arena_bytes", 800},
+                                        {"extra_macs", 0},
+                                        {"extra_macs_percent", 0.0},
+                                        {"stage", nullptr},
+                                        {"chosen", false}},
+                                       {{"technique", "tiling"},
+                                        {"arena_bytes", 500},
+                                        {"extra_macs", 40},
+                                        {"extra_macs_percent", 5.0},
+                                        {"stage", stage},
+                                        {"chosen", false}},
+                                       {{"technique", "byte_aligned"},
+                                        {"arena_bytes", 797},
+                                        {"extra_macs", 0},
+                                        {"extra_macs_percent", 0.0},
+                                        {"stage", nullptr},
+                                        {"chosen", true}}});
   report["alignment"] = {{"bytes", 1}, {"source", "cap"}, {"aligned_arena_bytes", 500}, {"aligned_least_bytes", 500}};
   REQUIRE(check_report(report).empty());
   const std::string text = render_text(report);
   CHECK_THAT(line_starting(text, "* byte-aligned"), Catch::Contains("797") && Catch::Contains("untiled"));
-  CHECK_THAT(text, Catch::Contains("int8 buffers on any byte, for the cap (4-byte aligned: 500 B, with more extra MACs)"));
+  CHECK_THAT(text,
+             Catch::Contains("int8 buffers on any byte, for the cap (4-byte aligned: 500 B, with more extra MACs)"));
   // When no aligned plan fit, the least aligned arena instead.
   report["alignment"]["aligned_arena_bytes"] = nullptr;
   report["ram_vs_cost"][2]["stage"] = stage;

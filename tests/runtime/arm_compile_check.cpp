@@ -6,40 +6,40 @@
 namespace tightfit {
 
 // NOLINTBEGIN(bugprone-macro-parentheses): T and TW are types; a parenthesized type is no template argument
-#define TIGHTFIT_INSTANTIATE_ACTIVATION(T)                                                          \
-  template void max_pool<T>(const MaxPoolParams&, const T*, T*);                                   \
-  template void average_pool<T>(const AveragePoolParams&, const T*, T*);                           \
-  template void global_average_pool<T>(const GlobalAveragePoolParams&, const T*, T*);              \
-  template void add<T>(const AddParams&, const T*, const T*, T*);                                  \
-  template void mul<T>(const MulParams&, const T*, const T*, T*);                                  \
-  template void sub<T>(const SubParams&, const T*, const T*, T*);                                  \
-  template void reduce_mean<T>(const ReduceMeanParams&, const T*, T*);                             \
-  template void slice<T>(const SliceParams&, const T*, T*);                                        \
-  template void channel_shuffle<T>(const ChannelShuffleParams&, const T*, T*);                      \
-  template void lookup<T>(const uint8_t*, const T*, T*, int32_t);                                  \
-  template void concat<T>(const ConcatParams&, const T* const*, const uint8_t* const*, T*);        \
-  template void softmax<T>(const SoftmaxParams&, const float*, const T*, T*);                      \
-  template void pad<T>(const PadParams&, const T*, T*);                                            \
-  template void transpose<T>(const TransposeParams&, const T*, T*);                                \
-  template void resize_nearest<T>(const ResizeNearestParams&, const T*, T*);                       \
-  template void quantize<T>(const QuantizeParams&, const float*, T*);                              \
-  template void dequantize<T>(const QuantizeParams&, const T*, float*);                            \
-  template void clamp<T>(const ClampParams&, const T*, T*);                                      \
-  template void add_tflite<T>(const AddTfliteParams&, const T*, const T*, T*);                    \
-  template void mul_tflite<T>(const MulTfliteParams&, const T*, const T*, T*);                    \
-  template void average_pool_tflite<T>(const AveragePoolParams&, const T*, T*);                   \
+#define TIGHTFIT_INSTANTIATE_ACTIVATION(T)                                                  \
+  template void max_pool<T>(const MaxPoolParams&, const T*, T*);                            \
+  template void average_pool<T>(const AveragePoolParams&, const T*, T*);                    \
+  template void global_average_pool<T>(const GlobalAveragePoolParams&, const T*, T*);       \
+  template void add<T>(const AddParams&, const T*, const T*, T*);                           \
+  template void mul<T>(const MulParams&, const T*, const T*, T*);                           \
+  template void sub<T>(const SubParams&, const T*, const T*, T*);                           \
+  template void reduce_mean<T>(const ReduceMeanParams&, const T*, T*);                      \
+  template void slice<T>(const SliceParams&, const T*, T*);                                 \
+  template void channel_shuffle<T>(const ChannelShuffleParams&, const T*, T*);              \
+  template void lookup<T>(const uint8_t*, const T*, T*, int32_t);                           \
+  template void concat<T>(const ConcatParams&, const T* const*, const uint8_t* const*, T*); \
+  template void softmax<T>(const SoftmaxParams&, const float*, const T*, T*);               \
+  template void pad<T>(const PadParams&, const T*, T*);                                     \
+  template void transpose<T>(const TransposeParams&, const T*, T*);                         \
+  template void resize_nearest<T>(const ResizeNearestParams&, const T*, T*);                \
+  template void quantize<T>(const QuantizeParams&, const float*, T*);                       \
+  template void dequantize<T>(const QuantizeParams&, const T*, float*);                     \
+  template void clamp<T>(const ClampParams&, const T*, T*);                                 \
+  template void add_tflite<T>(const AddTfliteParams&, const T*, const T*, T*);              \
+  template void mul_tflite<T>(const MulTfliteParams&, const T*, const T*, T*);              \
+  template void average_pool_tflite<T>(const AveragePoolParams&, const T*, T*);             \
   template void requantize_accumulator<T>(const AccumulatorRequantizeParams&, const int32_t*, T*);
 
-#define TIGHTFIT_INSTANTIATE_WEIGHTED(T, TW)                                                         \
-  template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
-  template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const QuantizedMultiplier*, T*); \
-  template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
-                                       const QuantizedMultiplier*, T*);                                \
-  template void conv_transpose<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*); \
-  template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, \
-                                       const float*, T*);                                              \
-  template void conv_accumulate<T, TW>(const ConvParams&, const T*, const TW*, int32_t*);               \
-  template void matmul_accumulate<T, TW>(const MatMulParams&, const T*, const TW*, int32_t*);           \
+#define TIGHTFIT_INSTANTIATE_WEIGHTED(T, TW)                                                                           \
+  template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);                 \
+  template void conv<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const QuantizedMultiplier*, T*);   \
+  template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*,               \
+                                       const QuantizedMultiplier*, T*);                                                \
+  template void conv_transpose<T, TW>(const ConvParams&, const T*, const TW*, const int32_t*, const float*, T*);       \
+  template void fully_connected<T, TW>(const FullyConnectedParams&, const T*, const TW*, const int32_t*, const float*, \
+                                       T*);                                                                            \
+  template void conv_accumulate<T, TW>(const ConvParams&, const T*, const TW*, int32_t*);                              \
+  template void matmul_accumulate<T, TW>(const MatMulParams&, const T*, const TW*, int32_t*);                          \
   template void matmul_requantize<T, TW>(const MatMulParams&, const T*, const TW*, const float*, T*);
 
 // NOLINTEND(bugprone-macro-parentheses)

@@ -125,7 +125,8 @@ std::vector<int64_t> run_conv(const json& k) {
   p.output_max = tightfit::QuantLimits<T>::kMax;
   p.per_channel = per_channel ? 1 : 0;
   std::vector<float> multipliers;
-  for (float ws : w_scales) multipliers.push_back(tightfit::conv_multiplier(scalar(c, "x_scale"), ws, scalar(c, "y_scale")));
+  for (float ws : w_scales)
+    multipliers.push_back(tightfit::conv_multiplier(scalar(c, "x_scale"), ws, scalar(c, "y_scale")));
   const auto bias = data_of<int32_t>(c.at("bias"));
   const auto x = to_nhwc(data_of<T>(k.at("inputs")[0]), x_dims);
   std::vector<T> y(static_cast<size_t>(p.batch * p.out_h * p.out_w * p.out_c));
@@ -161,7 +162,8 @@ std::vector<int64_t> run_matmul_typed(const json& k) {
   p.output_max = tightfit::QuantLimits<T>::kMax;
   p.per_channel = w_scales.size() > 1 ? 1 : 0;
   std::vector<float> multipliers;
-  for (float ws : w_scales) multipliers.push_back(tightfit::conv_multiplier(scalar(c, "x_scale"), ws, scalar(c, "y_scale")));
+  for (float ws : w_scales)
+    multipliers.push_back(tightfit::conv_multiplier(scalar(c, "x_scale"), ws, scalar(c, "y_scale")));
   const auto w = data_of<TW>(c.at("w"));
   std::vector<TW> transposed(w.size());  // [N][K], as the code generator emits it
   for (int32_t kk = 0; kk < p.in_features; ++kk)
@@ -182,10 +184,10 @@ template <typename T>
 std::vector<int64_t> run_maxpool(const json& k) {
   const json& prm = k.at("params");
   const Dims x_dims = dims_of(k.at("inputs")[0]);
-  const tightfit::MaxPoolParams p{x_dims[0],       x_dims[2],       x_dims[3],       x_dims[1],
-                                  prm["out_hw"][0], prm["out_hw"][1], prm["kernel"][0], prm["kernel"][1],
+  const tightfit::MaxPoolParams p{x_dims[0],         x_dims[2],         x_dims[3],           x_dims[1],
+                                  prm["out_hw"][0],  prm["out_hw"][1],  prm["kernel"][0],    prm["kernel"][1],
                                   prm["strides"][0], prm["strides"][1], prm["dilations"][0], prm["dilations"][1],
-                                  prm["pads"][0],   prm["pads"][1]};
+                                  prm["pads"][0],    prm["pads"][1]};
   const auto x = to_nhwc(data_of<T>(k.at("inputs")[0]), x_dims);
   std::vector<T> y(static_cast<size_t>(p.batch * p.out_h * p.out_w * p.channels));
   tightfit::max_pool(p, x.data(), y.data());
@@ -230,9 +232,14 @@ std::vector<int64_t> run_gavgpool(const json& k) {
   const Dims x_dims = dims_of(k.at("inputs")[0]);
   const int32_t image = x_dims[2] * x_dims[3];
   const tightfit::GlobalAveragePoolParams p{
-      x_dims[0], image, x_dims[1], izp(c, "x_zp"), izp(c, "y_zp"),
+      x_dims[0],
+      image,
+      x_dims[1],
+      izp(c, "x_zp"),
+      izp(c, "y_zp"),
       tightfit::global_average_pool_multiplier(scalar(c, "x_scale"), scalar(c, "y_scale"), image),
-      tightfit::QuantLimits<T>::kMin, tightfit::QuantLimits<T>::kMax};
+      tightfit::QuantLimits<T>::kMin,
+      tightfit::QuantLimits<T>::kMax};
   const auto x = to_nhwc(data_of<T>(k.at("inputs")[0]), x_dims);
   std::vector<T> y(static_cast<size_t>(p.batch * p.channels));
   tightfit::global_average_pool(p, x.data(), y.data());
@@ -289,8 +296,14 @@ std::vector<int64_t> run_add(const json& k) {
   const auto ops = binary_operands<T>(k);
   const auto r = tightfit::add_requant(scalar(c, "a_scale"), izp(c, "a_zp"), scalar(c, "b_scale"), izp(c, "b_zp"),
                                        scalar(c, "c_scale"), izp(c, "c_zp"), ops.form);
-  const tightfit::AddParams p{ops.shape,         ops.form,  izp(c, "a_zp"), izp(c, "b_zp"),
-                              r.a_ratio,         r.b_ratio, r.fixed,        tightfit::QuantLimits<T>::kMin,
+  const tightfit::AddParams p{ops.shape,
+                              ops.form,
+                              izp(c, "a_zp"),
+                              izp(c, "b_zp"),
+                              r.a_ratio,
+                              r.b_ratio,
+                              r.fixed,
+                              tightfit::QuantLimits<T>::kMin,
                               tightfit::QuantLimits<T>::kMax};
   std::vector<T> y(static_cast<size_t>(product(ops.out_dims)));
   tightfit::add(p, ops.a.data(), ops.b.data(), y.data());
@@ -468,10 +481,12 @@ std::vector<int64_t> run_resize(const json& k) {
   const auto cm = coordinate_mode(prm.at("coordinate_mode"));
   const auto nm = nearest_mode(prm.at("nearest_mode"));
   std::vector<int32_t> h_index, w_index;
-  for (int32_t i = 0; i < out[2]; ++i) h_index.push_back(tightfit::resize_nearest_index(i, x_dims[2], out[2], scales[2], cm, nm));
-  for (int32_t i = 0; i < out[3]; ++i) w_index.push_back(tightfit::resize_nearest_index(i, x_dims[3], out[3], scales[3], cm, nm));
-  const tightfit::ResizeNearestParams p{x_dims[0], x_dims[2], x_dims[3], x_dims[1],
-                                        out[2],    out[3],    h_index.data(), w_index.data(), 0};
+  for (int32_t i = 0; i < out[2]; ++i)
+    h_index.push_back(tightfit::resize_nearest_index(i, x_dims[2], out[2], scales[2], cm, nm));
+  for (int32_t i = 0; i < out[3]; ++i)
+    w_index.push_back(tightfit::resize_nearest_index(i, x_dims[3], out[3], scales[3], cm, nm));
+  const tightfit::ResizeNearestParams p{x_dims[0], x_dims[2],      x_dims[3],      x_dims[1], out[2],
+                                        out[3],    h_index.data(), w_index.data(), 0};
   const auto x = to_nhwc(data_of<T>(k.at("inputs")[0]), x_dims);
   std::vector<T> y(static_cast<size_t>(product(out)));
   tightfit::resize_nearest(p, x.data(), y.data());

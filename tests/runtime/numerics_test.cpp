@@ -116,7 +116,8 @@ TEST_CASE("requantize_integer equals the float requantization bit for bit", "[ru
   SECTION("ties of the product's own rounding and of the final one, and the extremes") {
     // 2^24 + 1 and its neighbours round when converted to float; odd multiples of powers of two
     // make exact halves at the end.
-    for (const int32_t acc : {16777217, 16777219, -16777217, 33554435, INT32_MAX, INT32_MIN, INT32_MIN + 1, 0, 1, -1, 3, -3}) {
+    for (const int32_t acc :
+         {16777217, 16777219, -16777217, 33554435, INT32_MAX, INT32_MIN, INT32_MIN + 1, 0, 1, -1, 3, -3}) {
       for (const float m : {0.5f, 1.5f, 2.0f, 0x1.000002p-1f, 0x1.fffffep-25f, 0x1p-30f, 0x1p+20f, 1e30f, 0x1p-126f}) {
         INFO("acc " << acc << " multiplier " << m);
         CHECK(tightfit::requantize_integer<int32_t>(acc, m, 0, -kWide, kWide) ==
@@ -169,7 +170,8 @@ TEST_CASE("sqrt_float equals std::sqrt bit for bit", "[runtime][numerics][float]
 // a mean of 0.25; pairs first ((1e8 - 1e8) + (1 + 1)) would give 0.5. Two rows of [2, 4], axis 1.
 TEST_CASE("reduce_mean_float adds in index order, then divides by the count", "[runtime][float]") {
   const float x[8] = {1e8f, 1.0f, -1e8f, 1.0f, 1.0f, 2.0f, 3.0f, 4.0f};
-  const tightfit::ReduceMeanParams p = {{1, 1, 2, 1}, {1, 1, 1, 4}, {0, 0, 4, 1}, {0, 0, 1, 0}, 4, 0.0f, 0, 0.0f, 0, 0, 0};
+  const tightfit::ReduceMeanParams p = {
+      {1, 1, 2, 1}, {1, 1, 1, 4}, {0, 0, 4, 1}, {0, 0, 1, 0}, 4, 0.0f, 0, 0.0f, 0, 0, 0};
   float y[2] = {};
   tightfit::reduce_mean_float(p, x, y);
   CHECK(y[0] == 0.25f);
@@ -195,9 +197,9 @@ TEST_CASE("pow_float multiplies: x * x and x * x * x, rounded after each product
 // [1e8, 1, 1, 1] + [-1e8, 1, 1, 1] = [0, 2, 2, 2] -> 6, plus the tail 1 -> 7 (index order: 4).
 // Row 1 starts 1 element past a boundary (9 & 3): elements 0..2 wait, then [x3..x6], (x3 + x5) +
 // (x4 + x6), then x0, x1, x2, then x7, x8.
-TEST_CASE("reduce_mean_float_rows sums each row in ORT's (Eigen's) order, then divides by the count", "[runtime][float]") {
-  const float x[18] = {1e8f, 1, 1, 1, -1e8f, 1, 1, 1, 1,
-                       1, 1, 1, 1e8f, 1, -1e8f, 1, 1, 1};
+TEST_CASE("reduce_mean_float_rows sums each row in ORT's (Eigen's) order, then divides by the count",
+          "[runtime][float]") {
+  const float x[18] = {1e8f, 1, 1, 1, -1e8f, 1, 1, 1, 1, 1, 1, 1, 1e8f, 1, -1e8f, 1, 1, 1};
   float y[2] = {};
   tightfit::reduce_mean_float_rows(2, 9, x, y);
   CHECK(y[0] == 7.0f / 9.0f);
@@ -218,7 +220,7 @@ TEST_CASE("quantize_multiplier is TFLite's QuantizeMultiplier", "[runtime][numer
   CHECK(same(tightfit::quantize_multiplier(0.75), 1610612736, 0));
   CHECK(same(tightfit::quantize_multiplier(0.003), 1649267442, -8));  // 0.768 * 2^31 = 1649267441.66: rounded up
   CHECK(same(tightfit::quantize_multiplier(1.0 - std::ldexp(1.0, -33)), 1 << 30, 1));  // rounds to 2^31: halved
-  CHECK(same(tightfit::quantize_multiplier(std::ldexp(1.0, -40)), 0, 0));               // below 2^-31: flushed
+  CHECK(same(tightfit::quantize_multiplier(std::ldexp(1.0, -40)), 0, 0));              // below 2^-31: flushed
   CHECK(same(tightfit::quantize_multiplier(0.0), 0, 0));
 }
 
@@ -230,8 +232,8 @@ TEST_CASE("the fixed-point multiply and shift round as gemmlowp's", "[runtime][n
   CHECK(saturating_rounding_doubling_high_mul(3, 1 << 30) == 2);    // 1.5: half up
   CHECK(saturating_rounding_doubling_high_mul(-3, 1 << 30) == -1);  // -1.5: half up too
   CHECK(saturating_rounding_doubling_high_mul(-5, 1 << 30) == -2);  // -2.5
-  CHECK(rounding_divide_by_pot(5, 1) == 3);    // 2.5: away from zero
-  CHECK(rounding_divide_by_pot(-5, 1) == -3);  // -2.5: away from zero
+  CHECK(rounding_divide_by_pot(5, 1) == 3);                         // 2.5: away from zero
+  CHECK(rounding_divide_by_pot(-5, 1) == -3);                       // -2.5: away from zero
   CHECK(rounding_divide_by_pot(-3, 1) == -2);
   CHECK(rounding_divide_by_pot(7, 2) == 2);
   CHECK(rounding_divide_by_pot(-6, 2) == -2);
@@ -268,7 +270,8 @@ TEST_CASE("TFLite's MUL rounds the product as MultiplyByQuantizedMultiplier", "[
   CHECK(y[3] == -7);
 }
 
-TEST_CASE("TFLite's MEAN folds 1/count into its multiplier, truncating, as QuantizedMeanOrSum", "[runtime][numerics][tflite]") {
+TEST_CASE("TFLite's MEAN folds 1/count into its multiplier, truncating, as QuantizedMeanOrSum",
+          "[runtime][numerics][tflite]") {
   const tightfit::QuantizedMultiplier third = tightfit::tflite_mean_multiplier(1.0f, 1.0f, 3);
   CHECK(third.multiplier == 715827882);  // 2^31 / 3 = 715827882.67, truncated
   CHECK(third.shift == 0);
@@ -295,7 +298,8 @@ TEST_CASE("TFLite's MEAN rounds a negative half up, where AVERAGE_POOL_2D rounds
   CHECK(y[3] == 5);   // 4.5
   tightfit::AveragePoolParams pool{};
   pool.batch = 1, pool.in_h = 1, pool.in_w = 2, pool.channels = 1, pool.out_h = 1, pool.out_w = 1;
-  pool.kernel_h = 1, pool.kernel_w = 2, pool.stride_h = 1, pool.stride_w = 1, pool.output_min = -128, pool.output_max = 127;
+  pool.kernel_h = 1, pool.kernel_w = 2, pool.stride_h = 1, pool.stride_w = 1, pool.output_min = -128,
+  pool.output_max = 127;
   int8_t pooled = 0;
   tightfit::average_pool_tflite(pool, x, &pooled);
   CHECK(pooled == -1);  // the same -0.5, away from zero
@@ -317,7 +321,7 @@ TEST_CASE("TFLite's QUANTIZE rounds a tie away from zero, QuantizeLinear to even
   CHECK(tightfit::quantize_linear<std::int8_t>(-0.25f, 0.5f, 0) == 0);
   CHECK(tightfit::quantize_tflite<std::int8_t>(1.25f, 0.5f, 3) == 3 + 3);  // 2.5
   CHECK(tightfit::quantize_linear<std::int8_t>(1.25f, 0.5f, 3) == 2 + 3);
-  CHECK(tightfit::quantize_tflite<std::int8_t>(-0.75f, 0.5f, 0) == -2);  // -1.5: both
+  CHECK(tightfit::quantize_tflite<std::int8_t>(-0.75f, 0.5f, 0) == -2);     // -1.5: both
   CHECK(tightfit::quantize_tflite<std::int8_t>(0.2499999f, 0.5f, 0) == 0);  // just below the tie
   CHECK(tightfit::quantize_tflite<std::int8_t>(100.0f, 0.5f, -3) == 127);   // saturated
   CHECK(tightfit::quantize_tflite<std::uint8_t>(-100.0f, 0.5f, 10) == 0);

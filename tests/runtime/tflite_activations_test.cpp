@@ -139,8 +139,8 @@ int32_t count_differences(Build build, Reference reference) {
       if (static_cast<int8_t>(table[i]) != reference(x, q.scale, q.zero_point)) {
         if (differences++ == 0)
           UNSCOPED_INFO("first difference: scale " << q.scale << ", zero point " << q.zero_point << ", input " << int{x}
-                        << ": " << int{static_cast<int8_t>(table[i])} << " against "
-                        << int{reference(x, q.scale, q.zero_point)});
+                                                   << ": " << int{static_cast<int8_t>(table[i])} << " against "
+                                                   << int{reference(x, q.scale, q.zero_point)});
       }
     }
   }
@@ -166,11 +166,11 @@ TEST_CASE("TFLite's LOGISTIC and TANH: 0 at the zero point, saturated past the r
   tightfit::build_tanh_table_tflite(0.1f, 3, tanh);
   CHECK(static_cast<int8_t>(logistic[3]) == 0);  // 1/2 in scale 1/256, zero point -128
   CHECK(static_cast<int8_t>(tanh[3]) == 0);
-  CHECK(static_cast<int8_t>(logistic[127]) == 127);              // 12.4: 1 - 4e-6, saturated
-  CHECK(static_cast<int8_t>(logistic[0x80]) == -128);            // -13.1
+  CHECK(static_cast<int8_t>(logistic[127]) == 127);                                         // 12.4: 1 - 4e-6, saturated
+  CHECK(static_cast<int8_t>(logistic[0x80]) == -128);                                       // -13.1
   CHECK(static_cast<int8_t>(tanh[3 + 20]) == -static_cast<int8_t>(tanh[uint8_t(3 - 20)]));  // tanh(+-2)
-  CHECK(static_cast<int8_t>(tanh[3 + 20]) == 123);               // tanh(2) = 0.964 * 128 = 123.4
-  CHECK(static_cast<int8_t>(logistic[3 + 10]) == 59);            // 0.731 * 256 - 128 = 59.2
+  CHECK(static_cast<int8_t>(tanh[3 + 20]) == 123);     // tanh(2) = 0.964 * 128 = 123.4
+  CHECK(static_cast<int8_t>(logistic[3 + 10]) == 59);  // 0.731 * 256 - 128 = 59.2
 }
 
 // HARD_SWISH's output quantization is free: pairs of scales from the same draws (the output's at
@@ -191,11 +191,13 @@ TEST_CASE("TFLite's int8 HARD_SWISH table equals TFLite Micro's kernel over gemm
       uint8_t table[256];
       tightfit::build_hard_swish_table_tflite(x.scale, x.zero_point, y_scale, y_zero_point, table);
       for (int i = 0; i < 256; ++i) {
-        const int8_t expected = reference_hard_swish(static_cast<int8_t>(i), x.scale, x.zero_point, y_scale, y_zero_point);
+        const int8_t expected =
+            reference_hard_swish(static_cast<int8_t>(i), x.scale, x.zero_point, y_scale, y_zero_point);
         if (static_cast<int8_t>(table[i]) != expected && differences++ == 0)
           UNSCOPED_INFO("first difference: scales " << x.scale << " -> " << y_scale << ", zero points " << x.zero_point
-                        << " -> " << y_zero_point << ", input " << i << ": " << int{static_cast<int8_t>(table[i])}
-                        << " against " << int{expected});
+                                                    << " -> " << y_zero_point << ", input " << i << ": "
+                                                    << int{static_cast<int8_t>(table[i])} << " against "
+                                                    << int{expected});
       }
     }
   }
@@ -206,10 +208,10 @@ TEST_CASE("TFLite's int8 HARD_SWISH table equals TFLite Micro's kernel over gemm
 TEST_CASE("TFLite's HARD_SWISH: 0 below -3, x above 3, x(x+3)/6 between", "[runtime][numerics][tflite]") {
   uint8_t table[256];
   tightfit::build_hard_swish_table_tflite(0.05f, 0, 0.05f, 0, table);  // inputs -6.4 .. 6.35 by 0.05
-  CHECK(static_cast<int8_t>(table[uint8_t(-100)]) == 0);           // -5: 0
-  CHECK(static_cast<int8_t>(table[0]) == 0);                        // 0: 0
-  CHECK(static_cast<int8_t>(table[100]) == 100);                    // 5: 5
-  CHECK(static_cast<int8_t>(table[20]) == 13);                      // 1: 1 * 4 / 6 = 0.667 = 13.3 * 0.05
-  CHECK(static_cast<int8_t>(table[uint8_t(-20)]) == -7);            // -1: -1 * 2 / 6 = -0.333 = -6.7 * 0.05
+  CHECK(static_cast<int8_t>(table[uint8_t(-100)]) == 0);               // -5: 0
+  CHECK(static_cast<int8_t>(table[0]) == 0);                           // 0: 0
+  CHECK(static_cast<int8_t>(table[100]) == 100);                       // 5: 5
+  CHECK(static_cast<int8_t>(table[20]) == 13);                         // 1: 1 * 4 / 6 = 0.667 = 13.3 * 0.05
+  CHECK(static_cast<int8_t>(table[uint8_t(-20)]) == -7);               // -1: -1 * 2 / 6 = -0.333 = -6.7 * 0.05
   CHECK(tightfit::tflite_hard_swish_params(1.0f, 1.0f / 128).output_exponent > 0);  // refused by Prepare
 }

@@ -194,7 +194,7 @@ TEST_CASE("a wide graph stays within the state budget and beats its file order")
   const schedule::OrderResult found = schedule::best_order(p, options);
   REQUIRE(is_topological(p, found.order));
   CHECK(found.states >= options.state_budget);  // the memo filled up before the beam took over
-  CHECK(found.peak == 1000 + 4 * branches);  // the beam finds the branch-by-branch order
+  CHECK(found.peak == 1000 + 4 * branches);     // the beam finds the branch-by-branch order
   CHECK(schedule::order_peak(p, file_order(2 * branches)) == 1000 * branches + 4);
   CHECK(found.lower_bound == 1004);
   CHECK_FALSE(found.exact);
@@ -215,7 +215,8 @@ TEST_CASE("shrinking a buffer never raises the least peak") {
 TEST_CASE("a chain keeps its file order") {
   OrderProblem p;
   p.predecessors = {{}, {0}, {1}, {2}};
-  for (int v = 0; v < 4; ++v) p.buffers.push_back({8, v < 3 ? std::vector<int>{v, v + 1} : std::vector<int>{v}, false, v == 3});
+  for (int v = 0; v < 4; ++v)
+    p.buffers.push_back({8, v < 3 ? std::vector<int>{v, v + 1} : std::vector<int>{v}, false, v == 3});
   const schedule::OrderResult found = schedule::best_order(p);
   CHECK(found.exact);
   CHECK(found.order == file_order(4));

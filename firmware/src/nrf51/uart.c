@@ -4,7 +4,7 @@
 #include "board.h"
 #include "tightfit_board.h"
 
-#define UART_REG(offset) (*(volatile uint32_t *)(TF_UART0_BASE + (offset)))
+#define UART_REG(offset) (*(volatile uint32_t*)(TF_UART0_BASE + (offset)))
 #define UART_TASKS_STARTTX UART_REG(0x008u)
 #define UART_EVENTS_TXDRDY UART_REG(0x11Cu)
 #define UART_ENABLE UART_REG(0x500u)

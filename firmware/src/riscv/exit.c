@@ -6,7 +6,7 @@
 #include "tightfit_board.h"
 
 __attribute__((noreturn)) void tf_exit(int status) {
-  volatile uint32_t *finisher = (volatile uint32_t *)TF_TEST_FINISHER;
+  volatile uint32_t* finisher = (volatile uint32_t*)TF_TEST_FINISHER;
   *finisher = status == 0 ? 0x5555u : (((uint32_t)status & 0xFFFFu) << 16) | 0x3333u;
   for (;;) {
   }

@@ -12,9 +12,10 @@ static int calibrated;
 static inline uint64_t instructions_retired(void) {
   uint32_t high, low, high_again;
   do {
-    __asm__ volatile(".option push\n\t.option arch, +zicsr\n\tcsrr %0, minstreth\n\tcsrr %1, minstret\n\t"
-                     "csrr %2, minstreth\n\t.option pop"
-                     : "=r"(high), "=r"(low), "=r"(high_again));
+    __asm__ volatile(
+        ".option push\n\t.option arch, +zicsr\n\tcsrr %0, minstreth\n\tcsrr %1, minstret\n\t"
+        "csrr %2, minstreth\n\t.option pop"
+        : "=r"(high), "=r"(low), "=r"(high_again));
   } while (high != high_again);
   return ((uint64_t)high << 32) | low;
 }

@@ -70,7 +70,9 @@ inline float gru_tanh_float(float x) { return detail::tanh_rational(detail::clam
 // ORT GRU's inline sigmoid (deepcpu::gru_reset_gate_sigmoid) without its last factor: x clamped
 // to [-20, 20], 1 + tanh(x / 2) by the same rational function; ORT multiplies its operand by 0.5
 // and then by this (gru_float does too).
-inline float gru_half_sigmoid_sum(float x) { return 1.0f + detail::tanh_rational(0.5f * detail::clamp_symmetric(x, 20.0f)); }
+inline float gru_half_sigmoid_sum(float x) {
+  return 1.0f + detail::tanh_rational(0.5f * detail::clamp_symmetric(x, 20.0f));
+}
 
 // ONNX Sigmoid and Tanh on float32 (ORT's activations.cc: MlasComputeLogistic, MlasComputeTanh).
 inline void sigmoid_float(int32_t count, const float* in, float* out) {

@@ -198,7 +198,8 @@ inline float eigen_sum(const float* x, int32_t size, int32_t misalignment) {
 // contiguous elements, each summed as ORT's Eigen sum does (detail::eigen_sum), divided by the count.
 inline void reduce_mean_float_rows(int32_t rows, int32_t count, const float* in, float* out) {
   const float n = static_cast<float>(count);
-  for (int32_t r = 0; r < rows; ++r) out[r] = detail::eigen_sum(in + static_cast<std::ptrdiff_t>(r) * count, count, (r * count) & 3) / n;
+  for (int32_t r = 0; r < rows; ++r)
+    out[r] = detail::eigen_sum(in + static_cast<std::ptrdiff_t>(r) * count, count, (r * count) & 3) / n;
 }
 
 // ONNX ReduceMean on float32 over any other axes (the fields of ReduceMeanParams past `count`
@@ -237,8 +238,8 @@ inline void clip_float(int32_t count, const float* in, const float* lo, const fl
 // Gemm (gemm.cc) copies the bias into the output first, then MLAS SGEMM adds each block of K's
 // products to it, fused (FMA) on x86, so the two differ by a few ulp of the sum's terms; the same
 // bits here on every core (-ffp-contract=off).
-inline void fully_connected_float(int32_t rows, int32_t k, int32_t m, const float* in, const float* w, const float* bias,
-                                  float* out) {
+inline void fully_connected_float(int32_t rows, int32_t k, int32_t m, const float* in, const float* w,
+                                  const float* bias, float* out) {
   for (int32_t r = 0; r < rows; ++r)
     for (int32_t j = 0; j < m; ++j) {
       float acc = 0.0f;

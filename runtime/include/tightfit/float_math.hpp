@@ -104,9 +104,9 @@ inline float softmax_exp(float x, float negative_maximum) {
 inline float log_f32(float x) {
   using namespace float_math;
   const std::uint32_t u = bits(x);
-  if ((u & 0x7fffffffu) == 0) return from_bits(0xff800000u);   // +-0: -inf (before the NaN test: -0 is not < 0)
-  if (!(x >= 0.0f)) return from_bits(0xffffffffu);             // negative or NaN
-  if (u == 0x7f800000u) return x;                              // +inf
+  if ((u & 0x7fffffffu) == 0) return from_bits(0xff800000u);  // +-0: -inf (before the NaN test: -0 is not < 0)
+  if (!(x >= 0.0f)) return from_bits(0xffffffffu);            // negative or NaN
+  if (u == 0x7f800000u) return x;                             // +inf
   // frexp: f in [0.5, 1), e the exponent that goes with it; a subnormal is first scaled by 2^25.
   const bool subnormal = u < 0x00800000u;
   const std::uint32_t n = subnormal ? bits(x * 33554432.0f) : u;

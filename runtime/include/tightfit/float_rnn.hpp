@@ -115,9 +115,9 @@ inline void gru_float(const RnnParams& p, const float* x, const float* w, const 
                       const float* h0, float* y, float* y_h, float* scratch) {
   const int32_t H = p.hidden_size, I = p.input_size, B = p.batch;
   float* h = scratch;
-  float* zr = h + static_cast<std::ptrdiff_t>(B) * H;       // z's and r's pre-activations, then r's product
-  float* hh = zr + static_cast<std::ptrdiff_t>(2) * H;      // h~'s pre-activation
-  float* reset = hh + H;       // r (.) h, or r (.) (h.Rh + Rbh)
+  float* zr = h + static_cast<std::ptrdiff_t>(B) * H;   // z's and r's pre-activations, then r's product
+  float* hh = zr + static_cast<std::ptrdiff_t>(2) * H;  // h~'s pre-activation
+  float* reset = hh + H;                                // r (.) h, or r (.) (h.Rh + Rbh)
   for (int32_t d = 0; d < p.directions; ++d) {
     const bool backward = d == 1 || p.reverse != 0;
     const float* wd = w + static_cast<std::ptrdiff_t>(d) * 3 * H * I;

@@ -48,7 +48,8 @@ inline QuantizedMultiplier quantize_multiplier(double real) {
 // QuantizationParams, GetQuantizedConvolutionMultipler): double(x_scale) * double(w_scale) /
 // double(y_scale).
 inline QuantizedMultiplier tflite_conv_multiplier(float x_scale, float w_scale, float y_scale) {
-  return quantize_multiplier(static_cast<double>(x_scale) * static_cast<double>(w_scale) / static_cast<double>(y_scale));
+  return quantize_multiplier(static_cast<double>(x_scale) * static_cast<double>(w_scale) /
+                             static_cast<double>(y_scale));
 }
 
 // ADD on int8 (TFLite Micro's CalculateOpDataAdd): both inputs moved left by 20 bits, each scaled
@@ -148,8 +149,8 @@ struct AddRequant {
   float b_ratio;
   float fixed;
 };
-inline AddRequant add_requant(float a_scale, int32_t a_zero_point, float b_scale, int32_t b_zero_point,
-                              float c_scale, int32_t c_zero_point, BroadcastForm form) {
+inline AddRequant add_requant(float a_scale, int32_t a_zero_point, float b_scale, int32_t b_zero_point, float c_scale,
+                              int32_t c_zero_point, BroadcastForm form) {
   AddRequant r{};
   r.a_ratio = a_scale / c_scale;
   r.b_ratio = b_scale / c_scale;
@@ -191,12 +192,10 @@ inline BinaryShape binary_shape(const int32_t* out_dims, const int32_t* a_dims, 
 // Tanh operators and its QLinearSigmoid table call these.
 inline float mlas_logistic(float x) {
   constexpr float kLower = -18.0f, kUpper = 18.0f;
-  constexpr float kAlpha9 = 4.37031012579801e-11f, kAlpha7 = 1.15627324459942e-07f,
-                  kAlpha5 = 6.08574864600143e-05f, kAlpha3 = 8.51377133304701e-03f,
-                  kAlpha1 = 2.48287947061529e-01f;
-  constexpr float kBeta10 = 6.10247389755681e-13f, kBeta8 = 5.76102136993427e-09f,
-                  kBeta6 = 6.29106785017040e-06f, kBeta4 = 1.70198817374094e-03f,
-                  kBeta2 = 1.16817656904453e-01f, kBeta0 = 9.93151921023180e-01f;
+  constexpr float kAlpha9 = 4.37031012579801e-11f, kAlpha7 = 1.15627324459942e-07f, kAlpha5 = 6.08574864600143e-05f,
+                  kAlpha3 = 8.51377133304701e-03f, kAlpha1 = 2.48287947061529e-01f;
+  constexpr float kBeta10 = 6.10247389755681e-13f, kBeta8 = 5.76102136993427e-09f, kBeta6 = 6.29106785017040e-06f,
+                  kBeta4 = 1.70198817374094e-03f, kBeta2 = 1.16817656904453e-01f, kBeta0 = 9.93151921023180e-01f;
   x = kLower > x ? kLower : x;  // vmaxps(lower, x)
   x = kUpper < x ? kUpper : x;  // vminps(upper, x)
   const float x2 = x * x;
@@ -216,12 +215,11 @@ inline float mlas_logistic(float x) {
 
 inline float mlas_tanh(float x) {
   constexpr float kLower = -9.0f, kUpper = 9.0f;
-  constexpr float kAlpha13 = -2.76076847742355e-16f, kAlpha11 = 2.00018790482477e-13f,
-                  kAlpha9 = -8.60467152213735e-11f, kAlpha7 = 5.12229709037114e-08f,
-                  kAlpha5 = 1.48572235717979e-05f, kAlpha3 = 6.37261928875436e-04f,
+  constexpr float kAlpha13 = -2.76076847742355e-16f, kAlpha11 = 2.00018790482477e-13f, kAlpha9 = -8.60467152213735e-11f,
+                  kAlpha7 = 5.12229709037114e-08f, kAlpha5 = 1.48572235717979e-05f, kAlpha3 = 6.37261928875436e-04f,
                   kAlpha1 = 4.89352455891786e-03f;
-  constexpr float kBeta6 = 1.19825839466702e-06f, kBeta4 = 1.18534705686654e-04f,
-                  kBeta2 = 2.26843463243900e-03f, kBeta0 = 4.89352518554385e-03f;
+  constexpr float kBeta6 = 1.19825839466702e-06f, kBeta4 = 1.18534705686654e-04f, kBeta2 = 2.26843463243900e-03f,
+                  kBeta0 = 4.89352518554385e-03f;
   x = kLower > x ? kLower : x;
   x = kUpper < x ? kUpper : x;
   const float x2 = x * x;
@@ -253,13 +251,15 @@ inline void build_lookup_table(float x_scale, int32_t x_zero_point, float y_scal
 // QLinearSigmoid (and Sigmoid between DequantizeLinear and QuantizeLinear).
 template <typename T>
 inline void build_sigmoid_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_logistic(v); }, table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_logistic(v); }, table);
 }
 
 // Tanh between DequantizeLinear and QuantizeLinear (ORT's float Tanh is MlasComputeTanh).
 template <typename T>
 inline void build_tanh_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_tanh(v); }, table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [](float v) { return mlas_tanh(v); }, table);
 }
 
 // TFLite Micro's int8 LOGISTIC and TANH (--numerics tflite; logistic_common.cc, tanh.cc and
@@ -277,7 +277,7 @@ inline void build_tflite_activation_table(float x_scale, int32_t x_zero_point, F
   const int32_t radius = static_cast<int32_t>(std::floor(radius_q4));
   for (int i = 0; i < 256; ++i) {
     const int32_t input = static_cast<int32_t>(static_cast<int8_t>(i)) - x_zero_point;
-    const int32_t q = input <= -radius ? -128
+    const int32_t q = input <= -radius  ? -128
                       : input >= radius ? 127
                                         : q4_to_int8(multiply_by_quantized_multiplier(input, to_q4));
     table[i] = static_cast<uint8_t>(static_cast<int8_t>(q));
@@ -285,15 +285,16 @@ inline void build_tflite_activation_table(float x_scale, int32_t x_zero_point, F
 }
 
 inline void build_logistic_table_tflite(float x_scale, int32_t x_zero_point, uint8_t table[256]) {
-  build_tflite_activation_table(x_scale, x_zero_point, [](int32_t q4) {
-    return clamp_int(rounding_divide_by_pot(detail::logistic_q4(q4), 23) - 128, -128, 127);
-  }, table);
+  build_tflite_activation_table(
+      x_scale, x_zero_point,
+      [](int32_t q4) { return clamp_int(rounding_divide_by_pot(detail::logistic_q4(q4), 23) - 128, -128, 127); },
+      table);
 }
 
 inline void build_tanh_table_tflite(float x_scale, int32_t x_zero_point, uint8_t table[256]) {
-  build_tflite_activation_table(x_scale, x_zero_point, [](int32_t q4) {
-    return clamp_int(rounding_divide_by_pot(detail::tanh_q4(q4), 24), -128, 127);
-  }, table);
+  build_tflite_activation_table(
+      x_scale, x_zero_point,
+      [](int32_t q4) { return clamp_int(rounding_divide_by_pot(detail::tanh_q4(q4), 24), -128, 127); }, table);
 }
 
 // TFLite Micro's int8 HARD_SWISH (--numerics tflite; hard_swish_common.cc's Prepare and
@@ -305,8 +306,8 @@ inline void build_tanh_table_tflite(float x_scale, int32_t x_zero_point, uint8_t
 // as TFLite computes them: QuantizeMultiplier, then rounded to 16 bits (DownScaleInt32ToInt16-
 // Multiplier).
 struct HardSwishTflite {
-  int16_t output_multiplier;  // Q15
-  int32_t output_exponent;    // <= 0 (TFLite Micro's Prepare requires it)
+  int16_t output_multiplier;   // Q15
+  int32_t output_exponent;     // <= 0 (TFLite Micro's Prepare requires it)
   int16_t reluish_multiplier;  // Q15
   int32_t reluish_exponent;
 };
@@ -382,22 +383,23 @@ inline void build_hard_swish_table_tflite(float x_scale, int32_t x_zero_point, f
 // lowest code) does the same.
 template <typename T>
 inline void build_log_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return v > 0.0f ? std::log(v) : -INFINITY; },
-                        table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [](float v) { return v > 0.0f ? std::log(v) : -INFINITY; }, table);
 }
 
 // Exp between DequantizeLinear and QuantizeLinear (ORT's float Exp).
 template <typename T>
 inline void build_exp_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return std::exp(v); }, table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [](float v) { return std::exp(v); }, table);
 }
 
 // QLinearLeakyRelu: v >= 0 ? v : alpha * v.
 template <typename T>
 inline void build_leaky_relu_table(float alpha, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp,
                                    uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [alpha](float v) { return v >= 0.0f ? v : alpha * v; },
-                        table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [alpha](float v) { return v >= 0.0f ? v : alpha * v; }, table);
 }
 
 // HardSigmoid between DequantizeLinear and QuantizeLinear, in float as ORT's
@@ -410,23 +412,24 @@ inline float hard_sigmoid(float alpha, float beta, float v) {
 template <typename T>
 inline void build_hard_sigmoid_table(float alpha, float beta, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp,
                                      uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [alpha, beta](float v) { return hard_sigmoid(alpha, beta, v); },
-                        table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [alpha, beta](float v) { return hard_sigmoid(alpha, beta, v); }, table);
 }
 
 // HardSwish between DequantizeLinear and QuantizeLinear: ONNX defines it (and
 // ORT runs it) as v * HardSigmoid(v) with alpha = float(1/6), beta = 0.5.
 template <typename T>
 inline void build_hard_swish_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return v * hard_sigmoid(1.0f / 6.0f, 0.5f, v); },
-                        table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [](float v) { return v * hard_sigmoid(1.0f / 6.0f, 0.5f, v); }, table);
 }
 
 // Requantization from (x_scale, x_zp) to (y_scale, y_zp): QLinearConcat's
 // per-input table, and DequantizeLinear -> QuantizeLinear.
 template <typename T>
 inline void build_requantize_table(float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, uint8_t table[256]) {
-  build_lookup_table<T>(x_scale, x_zp, y_scale, y_zp, [](float v) { return v; }, table);
+  build_lookup_table<T>(
+      x_scale, x_zp, y_scale, y_zp, [](float v) { return v; }, table);
 }
 
 // TFLite's int8 -> int8 requantization (--numerics tflite): QUANTIZE between two int8
@@ -532,7 +535,7 @@ inline void pack_conv_weights(const ConvParams& p, const TW* oihw, TW* packed) {
         for (int32_t kx = 0; kx < p.kernel_w; ++kx) {
           const TW w = oihw[((oc * group_in_c + ic) * p.kernel_h + ky) * p.kernel_w + kx];
           const int32_t to = conv_is_depthwise(p) ? (ky * p.kernel_w + kx) * p.out_c + oc
-                                                         : ((oc * p.kernel_h + ky) * p.kernel_w + kx) * group_in_c + ic;
+                                                  : ((oc * p.kernel_h + ky) * p.kernel_w + kx) * group_in_c + ic;
           packed[to] = w;
         }
       }

@@ -25,17 +25,17 @@ namespace tightfit {
 // A matrix product with constant weights, in `batches` independent blocks: block b multiplies its
 // `rows` x `in_features` slice of the input by weights[b] ([out_features][in_features], the
 // transpose of ONNX's B) into a `rows` x `out_features` slice of the output. A 2-D B is one block.
-#define TIGHTFIT_MAT_MUL_PARAMS(X) \
-  X(int32_t, batches) \
-  X(int32_t, rows) /* rows of A per block */ \
-  X(int32_t, in_features) \
-  X(int32_t, out_features) \
-  X(int32_t, input_zero_point) \
-  X(int32_t, weight_zero_point) \
+#define TIGHTFIT_MAT_MUL_PARAMS(X)                           \
+  X(int32_t, batches)                                        \
+  X(int32_t, rows) /* rows of A per block */                 \
+  X(int32_t, in_features)                                    \
+  X(int32_t, out_features)                                   \
+  X(int32_t, input_zero_point)                               \
+  X(int32_t, weight_zero_point)                              \
   X(int32_t, output_zero_point) /* matmul_requantize only */ \
-  X(int32_t, output_min) /* matmul_requantize only */ \
-  X(int32_t, output_max) /* matmul_requantize only */ \
-  X(int32_t, per_channel) /* matmul_requantize: multipliers[out_features] (else [0]) */
+  X(int32_t, output_min)        /* matmul_requantize only */ \
+  X(int32_t, output_max)        /* matmul_requantize only */ \
+  X(int32_t, per_channel)       /* matmul_requantize: multipliers[out_features] (else [0]) */
 struct MatMulParams {
   TIGHTFIT_MAT_MUL_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
@@ -121,19 +121,19 @@ inline void matmul_requantize(const MatMulParams& p, const T* in, const TW* weig
 // QuantizeLinear compute it in ONNX Runtime: float(x - x_zero_point) * x_scale, then
 // quantize_linear() (a division, rounded half to even, saturated); then a fused Relu/Clip's clamp.
 #define TIGHTFIT_ACCUMULATOR_REQUANTIZE_PARAMS(X) \
-  X(int32_t, count) \
-  X(float, input_scale) \
-  X(int32_t, input_zero_point) \
-  X(float, output_scale) \
-  X(int32_t, output_zero_point) \
-  X(int32_t, output_min) \
+  X(int32_t, count)                               \
+  X(float, input_scale)                           \
+  X(int32_t, input_zero_point)                    \
+  X(float, output_scale)                          \
+  X(int32_t, output_zero_point)                   \
+  X(int32_t, output_min)                          \
   X(int32_t, output_max)
 struct AccumulatorRequantizeParams {
   TIGHTFIT_ACCUMULATOR_REQUANTIZE_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
 
 // This header's parameter blocks, as TIGHTFIT_PARAMS_BLOCKS lists params.hpp's.
-#define TIGHTFIT_INTEGER_KERNEL_BLOCKS(X) \
+#define TIGHTFIT_INTEGER_KERNEL_BLOCKS(X)  \
   X(MatMulParams, TIGHTFIT_MAT_MUL_PARAMS) \
   X(AccumulatorRequantizeParams, TIGHTFIT_ACCUMULATOR_REQUANTIZE_PARAMS)
 

@@ -48,8 +48,8 @@
 // and float MVE (__ARM_FEATURE_MVE == 3), and for Cortex-M cores with the DSP extension
 // (kernels_dsp.hpp: SXTB16/SMLAD, 4 bytes per load), taken on the others that have it
 // (__ARM_FEATURE_DSP), and for cores without SIMD (kernels_scalar.hpp: ARMv6-M, Cortex-M0/M0+,
-// loops kept in the low registers; RV32IMC), unless TIGHTFIT_PORTABLE_KERNELS is defined. Every path gives the same bits; the
-// portable one (namespace tightfit::portable) runs everywhere else.
+// loops kept in the low registers; RV32IMC), unless TIGHTFIT_PORTABLE_KERNELS is defined. Every path gives the same
+// bits; the portable one (namespace tightfit::portable) runs everywhere else.
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 3) == 3
 #define TIGHTFIT_HAVE_MVE_KERNELS 1
 #else
@@ -241,7 +241,7 @@ constexpr int32_t portable_matmul_up_distance(int32_t rows, int32_t k, int32_t n
   int64_t distance = 0;
   for (int32_t r = rows - 1; r >= 0; --r) {
     const int64_t x = static_cast<int64_t>(r) * k, y = static_cast<int64_t>(r) * n;
-    if (n >= 2 && x + k - 1 - y + 1 > distance) distance = x + k - 1 - y + 1;      // channel 0, row still read
+    if (n >= 2 && x + k - 1 - y + 1 > distance) distance = x + k - 1 - y + 1;             // channel 0, row still read
     if (r > 0 && x - 1 - (y + n - 1) + 1 > distance) distance = x - 1 - (y + n - 1) + 1;  // last channel
   }
   return static_cast<int32_t>(distance);
@@ -366,11 +366,9 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
     const T* x = in + r * p.in_features;
     T* y = out + r * p.out_features;
     for (int32_t o = 0; o < p.out_features; ++o) {
-      int32_t acc = detail::dot(x, weights + o * p.in_features, p.in_features, p.input_zero_point,
-                                p.weight_zero_point);
+      int32_t acc = detail::dot(x, weights + o * p.in_features, p.in_features, p.input_zero_point, p.weight_zero_point);
       if (bias != nullptr) acc += bias[o];
-      y[o] = requantize<T>(acc, multipliers[p.per_channel ? o : 0], p.output_zero_point, p.output_min,
-                           p.output_max);
+      y[o] = requantize<T>(acc, multipliers[p.per_channel ? o : 0], p.output_zero_point, p.output_min, p.output_max);
     }
   }
 }
@@ -460,7 +458,9 @@ constexpr int32_t conv_depthwise_distance(const ConvParams& p) {
 }
 
 // Output above the input, run backwards (the same for the DSP path's blocks of 4 channels).
-constexpr int32_t conv_depthwise_up_distance(const ConvParams& p) { return detail::raster_up_distance(detail::conv_window(p)); }
+constexpr int32_t conv_depthwise_up_distance(const ConvParams& p) {
+  return detail::raster_up_distance(detail::conv_window(p));
+}
 
 // General (and grouped) convolution, weights OHWI [out_c][kh][kw][in_c/groups].
 template <typename T, typename TW, typename TM>
@@ -633,9 +633,10 @@ inline void max_pool(const MaxPoolParams& p, const T* in, T* out) {
 
 // Output over the input: pixel by pixel, channel c from channel c of the window.
 constexpr int32_t max_pool_distance(const MaxPoolParams& p) {
-  return detail::raster_distance({p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.kernel_h,
-                                  p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left},
-                                 p.channels >= 2 ? 0 : kNoOverlap);
+  return detail::raster_distance(
+      {p.batch, p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.kernel_h, p.kernel_w, p.stride_h,
+       p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left},
+      p.channels >= 2 ? 0 : kNoOverlap);
 }
 
 namespace portable {
@@ -1005,8 +1006,8 @@ inline void pad(const PadParams& p, const T* in, T* out) {
       const int32_t s1 = i1 - p.pads_before[1];
       for (int32_t i2 = 0; i2 < out_dims[2]; ++i2) {
         const int32_t s2 = i2 - p.pads_before[2];
-        const bool row_inside = s0 >= 0 && s0 < p.in_dims[0] && s1 >= 0 && s1 < p.in_dims[1] && s2 >= 0 &&
-                                s2 < p.in_dims[2];
+        const bool row_inside =
+            s0 >= 0 && s0 < p.in_dims[0] && s1 >= 0 && s1 < p.in_dims[1] && s2 >= 0 && s2 < p.in_dims[2];
         const T* row = in + ((s0 * p.in_dims[1] + s1) * p.in_dims[2] + s2) * p.in_dims[3];
         for (int32_t i3 = 0; i3 < out_dims[3]; ++i3, ++o) {
           const int32_t s3 = i3 - p.pads_before[3];
@@ -1049,7 +1050,8 @@ inline void slice(const SliceParams& p, const T* in, T* out) {
     for (int32_t i1 = 0; i1 < p.out_dims[1]; ++i1) {
       for (int32_t i2 = 0; i2 < p.out_dims[2]; ++i2) {
         const T* row = in + p.offset + i0 * p.in_strides[0] + i1 * p.in_strides[1] + i2 * p.in_strides[2];
-        for (int32_t i3 = 0; i3 < p.out_dims[3]; ++i3, ++o) out[o] = row[static_cast<std::ptrdiff_t>(i3) * p.in_strides[3]];
+        for (int32_t i3 = 0; i3 < p.out_dims[3]; ++i3, ++o)
+          out[o] = row[static_cast<std::ptrdiff_t>(i3) * p.in_strides[3]];
       }
     }
   }

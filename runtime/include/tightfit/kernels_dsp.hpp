@@ -23,12 +23,11 @@
 // loads are 4-byte memcpy, or memory operands of assembly blocks: one LDR on
 // Cortex-M4/M7, which allow unaligned LDR):
 //  * pointwise conv and fully connected: 2 rows (pixels) x 2 output channels
-//    at a time (rows outermost, so that the output may overlap the input), so every loaded input word serves two channels and every
-//    weight word two pixels; both halves of a word are widened to 16-bit
-//    pairs (SXTB16, and SXTB16 with ROR #8) and summed with SMLAD: 16 MACs per
-//    4 loads, 8 widenings and 8 SMLAD.  The input zero point is folded into
-//    the starting value (-zx * sum(w - zw), once per pair of channels); a
-//    single row widens with SXTAB16 against the negated zero point instead.
+//    at a time (rows outermost, so that the output may overlap the input), so every loaded input word serves two
+//    channels and every weight word two pixels; both halves of a word are widened to 16-bit pairs (SXTB16, and SXTB16
+//    with ROR #8) and summed with SMLAD: 16 MACs per 4 loads, 8 widenings and 8 SMLAD.  The input zero point is folded
+//    into the starting value (-zx * sum(w - zw), once per pair of channels); a single row widens with SXTAB16 against
+//    the negated zero point instead.
 //  * depthwise (depth multiplier 1): 4 adjacent channels (adjacent bytes in
 //    NHWC, and in the [kh][kw][out_c] weights) at a time, one SMLABB/SMLATT per
 //    channel and tap; the taps inside the image are found once per pixel.
@@ -207,15 +206,17 @@ typedef uint32_t __attribute__((may_alias, aligned(1))) UnalignedWord;
 // One x word against two widened weight words: a0 += x . w0, a1 += x . w1.
 // One assembly block holding its own load (memory operand), so that the
 // compiler cannot hoist the loads of the next steps and run out of registers.
-#define TIGHTFIT_X_STEP(XW)                                                                          \
-  __asm__ volatile("ldr %[xv], %[xm]\n\t" XW " %[t], %[xv]\n\t"                                              \
-          "smlad %[a0], %[t], %[w0l], %[a0]\n\t"                                                     \
-          "smlad %[a1], %[t], %[w1l], %[a1]\n\t" XW " %[xv], %[xv], ror #8\n\t"                       \
-          "smlad %[a0], %[xv], %[w0h], %[a0]\n\t"                                                    \
-          "smlad %[a1], %[xv], %[w1h], %[a1]"                                                         \
-          : [a0] "+r"(a0), [a1] "+r"(a1), [xv] "=&r"(xv), [t] "=&r"(t)                                 \
-          : [xm] "m"(*reinterpret_cast<const UnalignedWord*>(x)), [w0l] "r"(w0l), [w0h] "r"(w0h),          \
-            [w1l] "r"(w1l), [w1h] "r"(w1h))
+#define TIGHTFIT_X_STEP(XW)                                                                                \
+  __asm__ volatile("ldr %[xv], %[xm]\n\t" XW                                                               \
+                   " %[t], %[xv]\n\t"                                                                      \
+                   "smlad %[a0], %[t], %[w0l], %[a0]\n\t"                                                  \
+                   "smlad %[a1], %[t], %[w1l], %[a1]\n\t" XW                                               \
+                   " %[xv], %[xv], ror #8\n\t"                                                             \
+                   "smlad %[a0], %[xv], %[w0h], %[a0]\n\t"                                                 \
+                   "smlad %[a1], %[xv], %[w1h], %[a1]"                                                     \
+                   : [a0] "+r"(a0), [a1] "+r"(a1), [xv] "=&r"(xv), [t] "=&r"(t)                            \
+                   : [xm] "m"(*reinterpret_cast<const UnalignedWord*>(x)), [w0l] "r"(w0l), [w0h] "r"(w0h), \
+                     [w1l] "r"(w1l), [w1h] "r"(w1h))
 
 template <typename T>
 inline void x_step(const T* x, int32_t w0l, int32_t w0h, int32_t w1l, int32_t w1h, int32_t& a0, int32_t& a1) {
@@ -246,13 +247,14 @@ inline void load_weights(const TW* w, int32_t step, int32_t w_offset, int32_t& w
 #if defined(__OPTIMIZE__)
   if constexpr (!kWeightOffset) {
     (void)w_offset;
-#define TIGHTFIT_W_LOAD(WW)                                                                           \
-  __asm__ volatile("ldr %[w0h], %[wa]\n\t"                                                            \
-                   "ldr %[w1h], %[wb]\n\t" WW " %[w0l], %[w0h]\n\t" WW " %[w1l], %[w1h]\n\t" WW          \
-                   " %[w0h], %[w0h], ror #8\n\t" WW " %[w1h], %[w1h], ror #8"                            \
-                   : [w0l] "=&r"(w0l), [w0h] "=&r"(w0h), [w1l] "=&r"(w1l), [w1h] "=&r"(w1h)               \
-                   : [wa] "m"(*reinterpret_cast<const UnalignedWord*>(w)),                                \
-                     [wb] "m"(*reinterpret_cast<const UnalignedWord*>(w + step)))
+#define TIGHTFIT_W_LOAD(WW)                                                                                         \
+  __asm__ volatile(                                                                                                 \
+      "ldr %[w0h], %[wa]\n\t"                                                                                       \
+      "ldr %[w1h], %[wb]\n\t" WW " %[w0l], %[w0h]\n\t" WW " %[w1l], %[w1h]\n\t" WW " %[w0h], %[w0h], ror #8\n\t" WW \
+      " %[w1h], %[w1h], ror #8"                                                                                     \
+      : [w0l] "=&r"(w0l), [w0h] "=&r"(w0h), [w1l] "=&r"(w1l), [w1h] "=&r"(w1h)                                      \
+      : [wa] "m"(*reinterpret_cast<const UnalignedWord*>(w)), [wb] "m"(                                             \
+                                                                  *reinterpret_cast<const UnalignedWord*>(w + step)))
     if constexpr (std::is_same_v<TW, int8_t>) {
       TIGHTFIT_W_LOAD("sxtb16");
     } else {
@@ -278,8 +280,8 @@ inline void mac_2x2_step(const T*& x0, const TW*& w0, int32_t step, int32_t w_of
 }
 
 template <typename T, typename TW, bool kWeightOffset>
-inline void mac_2x2(const T* x0, const TW* w0, int32_t step, int32_t n, int32_t w_offset, int32_t& a00,
-                    int32_t& a01, int32_t& a10, int32_t& a11) {
+inline void mac_2x2(const T* x0, const TW* w0, int32_t step, int32_t n, int32_t w_offset, int32_t& a00, int32_t& a01,
+                    int32_t& a10, int32_t& a11) {
   // 8 bytes a round, so that the loop's own instructions count once per 32 MACs.
   const T* const end = x0 + (n & ~7);
   while (x0 != end) {
@@ -347,8 +349,7 @@ inline int32_t mac_1x1(const T* x, const TW* w, int32_t n, int32_t x_offset, int
   if (n & 3) {
     const int32_t zx = -static_cast<int16_t>(x_offset & 0xFFFF);
     const int32_t zw = -static_cast<int16_t>(w_offset & 0xFFFF);
-    for (int32_t i = 0; i < (n & 3); ++i)
-      a += (static_cast<int32_t>(x[i]) - zx) * (static_cast<int32_t>(w[i]) - zw);
+    for (int32_t i = 0; i < (n & 3); ++i) a += (static_cast<int32_t>(x[i]) - zx) * (static_cast<int32_t>(w[i]) - zw);
   }
   return a;
 }
@@ -361,8 +362,9 @@ constexpr int32_t kCachedWeightSums = 256;
 template <typename TW, bool kWeightOffset, typename TM>
 __attribute__((noinline)) int32_t pair_start(const TW* w, int32_t k, int32_t o, int32_t x_zero_point, int32_t wo,
                                              const Output<TM>& out) {
-  return wrapping_add(out.base(o), static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
-                                                        static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w + o * k, k, wo))));
+  return wrapping_add(out.base(o),
+                      static_cast<int32_t>(static_cast<uint32_t>(-x_zero_point) *
+                                           static_cast<uint32_t>(weight_sum<TW, kWeightOffset>(w + o * k, k, wo))));
 }
 
 // One pair of rows (x0, x0 + k) against every channel, into (y0, y0 + n): the channels two at a
@@ -376,7 +378,8 @@ __attribute__((noinline)) void matmul_row_pair(const T* x0, const TW* w, int32_t
   int32_t o = 0;
   for (; o + 2 <= n; o += 2) {
     const int32_t c0 = o < cached ? start[o] : pair_start<TW, kWeightOffset>(w, k, o, x_zero_point, wo, out);
-    const int32_t c1 = o + 1 < cached ? start[o + 1] : pair_start<TW, kWeightOffset>(w, k, o + 1, x_zero_point, wo, out);
+    const int32_t c1 =
+        o + 1 < cached ? start[o + 1] : pair_start<TW, kWeightOffset>(w, k, o + 1, x_zero_point, wo, out);
     int32_t a00 = c0, a01 = c1, a10 = c0, a11 = c1;
     mac_2x2<T, TW, kWeightOffset>(x0, w + o * k, k, k, wo, a00, a01, a10, a11);
     const auto m0 = out.multiplier(o), m1 = out.multiplier(o + 1);
@@ -412,8 +415,8 @@ inline void matmul(int32_t rows, int32_t k, int32_t n, const T* x, const TW* w, 
   for (int32_t o = 0; o < cached; ++o) start[o] = pair_start<TW, kWeightOffset>(w, k, o, x_zero_point, wo, out);
   for (int32_t pair = 0; pair < rows / 2; ++pair) {
     const int32_t r = kBackward ? rows - 2 - 2 * pair : 2 * pair;
-    matmul_row_pair<T, TW, kWeightOffset>(x + r * k, w, k, n, start, cached, x_zero_point, xo, wo, out, y + r * y_stride,
-                                          y_stride);
+    matmul_row_pair<T, TW, kWeightOffset>(x + r * k, w, k, n, start, cached, x_zero_point, xo, wo, out,
+                                          y + r * y_stride, y_stride);
   }
   if (rows % 2 == 1) {
     const int32_t r = kBackward ? 0 : rows - 1;
@@ -455,18 +458,20 @@ namespace impl {
 // operands, so the compiler knows what the block reads.
 using simd::UnalignedWord;
 
-#define TIGHTFIT_DW_TAP(XW, WW, WOFF)                                                                 \
-  __asm__("ldr %[xv], %[xm]\n\t"                                                                         \
-          "ldr %[wv], %[wm]\n\t" XW " %[t], %[xo], %[xv]\n\t" WW " %[u], " WOFF "%[wv]\n\t"                \
-          "smlabb %[a0], %[t], %[u], %[a0]\n\t"                                                         \
-          "smlatt %[a2], %[t], %[u], %[a2]\n\t" XW " %[xv], %[xo], %[xv], ror #8\n\t" WW " %[wv], " WOFF    \
-          "%[wv], ror #8\n\t"                                                                             \
-          "smlabb %[a1], %[xv], %[wv], %[a1]\n\t"                                                       \
-          "smlatt %[a3], %[xv], %[wv], %[a3]"                                                            \
-          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xv] "=&r"(xv), [wv] "=&r"(wv),       \
-            [t] "=&r"(t), [u] "=&r"(u)                                                                   \
-          : [xm] "m"(*reinterpret_cast<const UnalignedWord*>(x + offset)),                               \
-            [wm] "m"(*reinterpret_cast<const UnalignedWord*>(w + offset)), [xo] "r"(xo))
+#define TIGHTFIT_DW_TAP(XW, WW, WOFF)                                                                             \
+  __asm__(                                                                                                        \
+      "ldr %[xv], %[xm]\n\t"                                                                                      \
+      "ldr %[wv], %[wm]\n\t" XW " %[t], %[xo], %[xv]\n\t" WW " %[u], " WOFF                                       \
+      "%[wv]\n\t"                                                                                                 \
+      "smlabb %[a0], %[t], %[u], %[a0]\n\t"                                                                       \
+      "smlatt %[a2], %[t], %[u], %[a2]\n\t" XW " %[xv], %[xo], %[xv], ror #8\n\t" WW " %[wv], " WOFF              \
+      "%[wv], ror #8\n\t"                                                                                         \
+      "smlabb %[a1], %[xv], %[wv], %[a1]\n\t"                                                                     \
+      "smlatt %[a3], %[xv], %[wv], %[a3]"                                                                         \
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [xv] "=&r"(xv), [wv] "=&r"(wv), [t] "=&r"(t), \
+        [u] "=&r"(u)                                                                                              \
+      : [xm] "m"(*reinterpret_cast<const UnalignedWord*>(x + offset)),                                            \
+        [wm] "m"(*reinterpret_cast<const UnalignedWord*>(w + offset)), [xo] "r"(xo))
 
 template <typename T, typename TW, bool kWeightOffset>
 inline void dw_tap(const T* x, const TW* w, int32_t offset, int32_t xo, int32_t wo, int32_t& a0, int32_t& a1,
@@ -503,8 +508,7 @@ inline void dw_tap(const T* x, const TW* w, int32_t offset, int32_t xo, int32_t 
 template <typename T, typename TW, bool kWeightOffset, bool kBackward, typename TM>
 inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const TM* multipliers, T* out) {
-  const auto o =
-      simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  const auto o = simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t channels = p.out_c;
   const int32_t blocks = channels & ~3;
   const int32_t xo = simd::offset_pair(p.input_zero_point), wo = simd::offset_pair(p.weight_zero_point);
@@ -527,8 +531,8 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
         const int32_t taps_w = kx_hi - kx_lo;
         T* y = out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p);
         // First tap of the window inside the image, for channel 0.
-        const T* x_first = in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) *
-                                    channels;
+        const T* x_first =
+            in + ((b * p.in_h + iy0 + ky_lo * p.dilation_h) * p.in_w + ix0 + kx_lo * p.dilation_w) * channels;
         const TW* w_first = weights + (ky_lo * p.kernel_w + kx_lo) * channels;
         const int32_t x_row_step = p.dilation_h * p.in_w * channels;
         const int32_t w_row_step = p.kernel_w * channels;
@@ -570,8 +574,8 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
           const TW* w_row = w_first + c;
           for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
             for (int32_t t = 0; t < taps_w; ++t) {
-              a += (static_cast<int32_t>(x_row[t * x_tap_step]) - zx) *
-                   (static_cast<int32_t>(w_row[t * channels]) - zw);
+              a +=
+                  (static_cast<int32_t>(x_row[t * x_tap_step]) - zx) * (static_cast<int32_t>(w_row[t * channels]) - zw);
             }
             x_row += x_row_step;
             w_row += w_row_step;
@@ -601,10 +605,9 @@ inline int32_t patch_slot(int32_t e) { return (e & ~3) | ((e & 1) << 1) | ((e >>
 // (a first layer on a 1-channel spectrogram, an RGB image) otherwise leave
 // runs too short for 4-byte steps.
 template <typename T, typename TW, bool kWeightOffset, typename TM>
-inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                       const TM* multipliers, T* out) {
-  const auto o =
-      simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const TM* multipliers,
+                       T* out) {
+  const auto o = simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
   const int32_t chunks = len >> 2;
   const int32_t zx = p.input_zero_point, zw = p.weight_zero_point;
@@ -666,8 +669,7 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
             a0 = __smlad(pl, w0l, a0);
             a0 = __smlad(ph, w0h, a0);
           }
-          for (int32_t i = chunks * 4; i < len; ++i)
-            a0 += patch[patch_slot(i)] * (static_cast<int32_t>(w0[i]) - zw);
+          for (int32_t i = chunks * 4; i < len; ++i) a0 += patch[patch_slot(i)] * (static_cast<int32_t>(w0[i]) - zw);
           y[oc] = o.template operator()<T>(a0, o.multiplier(oc));
         }
       }
@@ -682,8 +684,7 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
     conv_patch<T, TW, kWeightOffset>(p, in, weights, bias, multipliers, out);
     return;
   }
-  const auto o =
-      simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  const auto o = simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t group_in_c = p.in_c / p.groups;
   const int32_t group_out_c = p.out_c / p.groups;
   const int32_t xo = simd::offset_pair(p.input_zero_point), wo = simd::offset_pair(p.weight_zero_point);
@@ -743,8 +744,8 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
             } else {
               for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
                 const int32_t t = kx - kx_lo;
-                a = simd::mac_1x1<T, TW, kWeightOffset>(x_row + t * x_tap_step, w_row + t * group_in_c, group_in_c,
-                                                        xo, wo, a);
+                a = simd::mac_1x1<T, TW, kWeightOffset>(x_row + t * x_tap_step, w_row + t * group_in_c, group_in_c, xo,
+                                                        wo, a);
               }
             }
             x_row += x_row_step;
@@ -777,10 +778,10 @@ inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, 
                            const TM* multipliers, T* out) {
   if (!dsp_weights<TW>(p.weight_zero_point))
     return portable::conv_pointwise<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-  const auto o =
-      simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  const auto o = simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.batch * p.in_h * p.in_w, p.in_c, p.out_c, in, weights,
-                                           p.input_zero_point, p.weight_zero_point, o, out, conv_out_stride(p));
+                                                      p.input_zero_point, p.weight_zero_point, o, out,
+                                                      conv_out_stride(p));
 }
 
 template <typename T, typename TW, bool kBackward = false, typename TM>
@@ -808,10 +809,9 @@ inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW
                             const TM* multipliers, T* out) {
   if (!dsp_weights<TW>(p.weight_zero_point))
     return portable::fully_connected<T, TW, kBackward>(p, in, weights, bias, multipliers, out);
-  const auto o =
-      simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.rows, p.in_features, p.out_features, in, weights, p.input_zero_point,
-                                           p.weight_zero_point, o, out, p.out_features);
+  const auto o = simd::output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
+  simd::matmul<T, TW, kWeightOffsetOf<TW>, kBackward>(p.rows, p.in_features, p.out_features, in, weights,
+                                                      p.input_zero_point, p.weight_zero_point, o, out, p.out_features);
 }
 
 }  // namespace dsp

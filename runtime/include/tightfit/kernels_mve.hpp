@@ -130,7 +130,9 @@ inline void store4(uint8_t* y, int32x4_t q, int32_t count) {
 // How far the input zero point moves when activations of type T are taken in the lanes of
 // weights of type TW (lanes::load_as): -128 for uint8 as int8, +128 for int8 as uint8.
 template <typename T, typename TW>
-constexpr int32_t kZeroPointShift = std::is_same_v<T, TW> ? 0 : std::is_same_v<T, uint8_t> ? -128 : 128;
+constexpr int32_t kZeroPointShift = std::is_same_v<T, TW>        ? 0
+                                    : std::is_same_v<T, uint8_t> ? -128
+                                                                 : 128;
 
 // The multipliers of 4 lanes: float32x4_t (ONNX Runtime's requantization) or FixedPoint4
 // (TFLite's, --numerics tflite: a QuantizedMultiplier per lane). Loaded from an array of the
@@ -252,8 +254,8 @@ struct Output {
 template <typename TM>
 inline Output<TM> output_of(const int32_t* bias, const TM* multipliers, int32_t per_channel, int32_t zero_point,
                             int32_t out_min, int32_t out_max) {
-  return Output<TM>{bias, multipliers, per_channel, zero_point, vdupq_n_s32(out_min - zero_point),
-                vdupq_n_s32(out_max - zero_point)};
+  return Output<TM>{
+      bias, multipliers, per_channel, zero_point, vdupq_n_s32(out_min - zero_point), vdupq_n_s32(out_max - zero_point)};
 }
 
 // Sum of the n bytes at x, in the lanes of TW (lanes::load_as).
@@ -289,8 +291,7 @@ inline void step_general(V xv, V v0, V v1, V v2, V v3, Sums4& r) {
 // when -zx is 128, which no int8 lane holds: 127 + 1), with c = -zx in every lane. Four
 // accumulators only: VMLADAV's must be even-numbered registers, and eight would not fit.
 template <bool kPlusOne>
-inline void step_folded(int8x16_t xv, int8x16_t c, int8x16_t v0, int8x16_t v1, int8x16_t v2, int8x16_t v3,
-                        Sums4& r) {
+inline void step_folded(int8x16_t xv, int8x16_t c, int8x16_t v0, int8x16_t v1, int8x16_t v2, int8x16_t v3, Sums4& r) {
   r.a0 = vmladavaq_s8(vmladavaq_s8(r.a0, xv, v0), c, v0);
   r.a1 = vmladavaq_s8(vmladavaq_s8(r.a1, xv, v1), c, v1);
   r.a2 = vmladavaq_s8(vmladavaq_s8(r.a2, xv, v2), c, v2);
@@ -309,8 +310,7 @@ template <typename T, typename TW, typename Step>
 inline void over_row(const T* x, const TW* w0, const TW* w1, const TW* w2, const TW* w3, int32_t n, Step step) {
   int32_t i = 0;
   for (; i + 16 <= n; i += 16)
-    step(lanes::load_as<TW>(x + i), lanes::load(w0 + i), lanes::load(w1 + i), lanes::load(w2 + i),
-         lanes::load(w3 + i));
+    step(lanes::load_as<TW>(x + i), lanes::load(w0 + i), lanes::load(w1 + i), lanes::load(w2 + i), lanes::load(w3 + i));
   if (i < n) {
     const mve_pred16_t m = vctp8q(static_cast<uint32_t>(n - i));
     step(lanes::load_as<TW>(x + i, m), lanes::load(w0 + i, m), lanes::load(w1 + i, m), lanes::load(w2 + i, m),
@@ -319,12 +319,11 @@ inline void over_row(const T* x, const TW* w0, const TW* w1, const TW* w2, const
 }
 
 // The row in int8 lanes (int8 weights: x taken as int8, zx with it) with the input zero point
-// folded in (weights' zero point 0), every output channel: the hot loop of pointwise convolutions and fully connected layers, kept free of
-// branches and of anything else so that its values stay in registers: whole blocks of 4
-// channels walk the weights, the bias and the multipliers with pointers (a per-tensor multiplier
-// and a missing bias are 4-lane copies that do not advance), the last partial block goes through
-// Output::store. Reads x[0 .. n) (again for each block), then writes y[c .. c + 3] per block,
-// ascending.
+// folded in (weights' zero point 0), every output channel: the hot loop of pointwise convolutions and fully connected
+// layers, kept free of branches and of anything else so that its values stay in registers: whole blocks of 4 channels
+// walk the weights, the bias and the multipliers with pointers (a per-tensor multiplier and a missing bias are 4-lane
+// copies that do not advance), the last partial block goes through Output::store. Reads x[0 .. n) (again for each
+// block), then writes y[c .. c + 3] per block, ascending.
 template <bool kPlusOne, typename T, typename TY, typename TM>
 inline void row_times_weights_int8(const T* x, const int8_t* w, int32_t n, int32_t out_c, int32_t zx,
                                    const Output<TM>& o, TY* y) {
@@ -367,8 +366,7 @@ inline void row_times_weights_int8(const T* x, const int8_t* w, int32_t n, int32
     over_row(x, w0, w1, w2, w0, n, [&](int8x16_t xv, int8x16_t v0, int8x16_t v1, int8x16_t v2, int8x16_t v3) {
       step_folded<kPlusOne>(xv, c_lanes, v0, v1, v2, v3, r);
     });
-    const int32x4_t acc =
-        vsetq_lane_s32(r.a3, vsetq_lane_s32(r.a2, vsetq_lane_s32(r.a1, vdupq_n_s32(r.a0), 1), 2), 3);
+    const int32x4_t acc = vsetq_lane_s32(r.a3, vsetq_lane_s32(r.a2, vsetq_lane_s32(r.a1, vdupq_n_s32(r.a0), 1), 2), 3);
     o.store(acc, out_c - count, count, y);
   }
 }
@@ -430,8 +428,7 @@ inline void step_2x2(V a, V b, V u, V v, Dots2x2& r) {
 // r += the dots of the 2 x 2 block over `steps` whole vectors and a tail of `tail` bytes (x in
 // the weights' lanes).
 template <typename T, typename TW>
-inline void dot_2x2(const T* x0, const T* x1, const TW* w0, const TW* w1, int32_t steps, int32_t tail,
-                    Dots2x2& r) {
+inline void dot_2x2(const T* x0, const T* x1, const TW* w0, const TW* w1, int32_t steps, int32_t tail, Dots2x2& r) {
   for (; steps > 0; --steps) {
     step_2x2(lanes::load_as<TW>(x0), lanes::load_as<TW>(x1), lanes::load(w0), lanes::load(w1), r);
     x0 += 16, x1 += 16, w0 += 16, w1 += 16;
@@ -445,8 +442,8 @@ inline void dot_2x2(const T* x0, const T* x1, const TW* w0, const TW* w1, int32_
 // Where the sums of up to kStartChannels output channels start, on the stack (the matrix
 // kernels' only memory besides their operands: 4 bytes a channel, 256 bytes at most):
 // bias[c] - zx * sum_i w[c][i], so that sum_i (x[i] - zx) w[c][i] + bias[c] = start[c] + sum_i
-// x[i] w[c][i] (the same value modulo 2^32; x and zx in the weights' terms). Layers with more output channels have the starts
-// of each group of kStartChannels recomputed for every pair of rows.
+// x[i] w[c][i] (the same value modulo 2^32; x and zx in the weights' terms). Layers with more output channels have the
+// starts of each group of kStartChannels recomputed for every pair of rows.
 constexpr int32_t kStartChannels = 64;
 
 // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): start[0, count) is read only after fill() wrote it
@@ -471,8 +468,8 @@ struct PairStarts {
 template <typename T, typename TW, typename TY, typename TS>
 __attribute__((always_inline)) inline void pair_block(const T* x0, const T* x1, const TW* w0, const TW* w1,
                                                       int32_t steps, int32_t tail, int32_t start0, int32_t start1,
-                                                      const TS& scales, int32x4_t lo, int32x4_t hi,
-                                                      int32_t zero_point, uint32x4_t to, TY* y) {
+                                                      const TS& scales, int32x4_t lo, int32x4_t hi, int32_t zero_point,
+                                                      uint32x4_t to, TY* y) {
   Dots2x2 r{start0, start1, start0, start1};
   dot_2x2(x0, x1, w0, w1, steps, tail, r);
   const int32x4_t acc =
@@ -498,8 +495,8 @@ inline void pair_times_weights(const T* x0, int32_t x_step, const TW* w, int32_t
   const T* x1 = x0 + x_step;
   // Lanes: (row 0, channel c), (row 0, c + 1), (row 1, c), (row 1, c + 1).
   const uint32x4_t pair = vreinterpretq_u32_s32(vsetq_lane_s32(1, vsetq_lane_s32(1, vdupq_n_s32(0), 1), 3));
-  const uint32x4_t to = vaddq_u32(pair, vreinterpretq_u32_s32(vsetq_lane_s32(
-                                            y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3)));
+  const uint32x4_t to =
+      vaddq_u32(pair, vreinterpretq_u32_s32(vsetq_lane_s32(y_step, vsetq_lane_s32(y_step, vdupq_n_s32(0), 2), 3)));
   const int32_t zero_point = o.zero_point, steps = n >> 4, tail = n & 15;
   const int32x4_t lo = o.lo, hi = o.hi;
   const auto tensor_scale = lane_multipliers(o.multipliers[0]);
@@ -573,7 +570,8 @@ inline void copy_bytes(TW* to, const T* from, int32_t n) {
 template <typename T>
 inline void fill_bytes(T* to, int32_t n, T value) {
   const uint8x16_t v = vdupq_n_u8(static_cast<uint8_t>(value));
-  for (int32_t i = 0; i < n; i += 16) vstrbq_p_u8(reinterpret_cast<uint8_t*>(to + i), v, vctp8q(static_cast<uint32_t>(n - i)));
+  for (int32_t i = 0; i < n; i += 16)
+    vstrbq_p_u8(reinterpret_cast<uint8_t*>(to + i), v, vctp8q(static_cast<uint32_t>(n - i)));
 }
 
 namespace impl {
@@ -648,8 +646,9 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
   const int16_t zx = static_cast<int16_t>(p.input_zero_point), zw = static_cast<int16_t>(p.weight_zero_point);
   // Whole groups of 8 without predicates when the weights' zero point is 0; the others with.
   const int32_t whole = zw == 0 ? channels & ~7 : 0;
-  DepthwiseTaps<T, TW> t{nullptr, nullptr, 0, 0, p.dilation_h * p.in_w * channels, p.dilation_w * channels,
-                         p.kernel_w * channels, channels};
+  DepthwiseTaps<T, TW> t{
+      nullptr, nullptr, 0, 0, p.dilation_h * p.in_w * channels, p.dilation_w * channels, p.kernel_w * channels,
+      channels};
   for (int32_t bi = 0; bi < p.batch; ++bi) {
     const int32_t b = kBackward ? p.batch - 1 - bi : bi;
     for (int32_t oyi = 0; oyi < p.out_h; ++oyi) {
@@ -745,8 +744,8 @@ inline void gather_patch(const ConvParams& p, const T* in, int32_t b, int32_t oy
 // when in pairs); then writes y[p][0 .. out_c) (and y[p + 1]) in ascending order; pixels in
 // raster order.
 template <typename T, typename TW, typename TM>
-inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                       const TM* multipliers, T* out) {
+inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const TM* multipliers,
+                       T* out) {
   const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c;
   const int32_t pixels = p.batch * p.out_h * p.out_w;
@@ -788,8 +787,8 @@ inline void conv_patch(const ConvParams& p, const T* in, const TW* weights, cons
 // channel blocks ascending, pixels in raster order (each write no sooner than the portable
 // kernel's, which reads the window again for every output channel).
 template <typename T, typename TW, typename TM>
-inline void conv_runs(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
-                      const TM* multipliers, T* out) {
+inline void conv_runs(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias, const TM* multipliers,
+                      T* out) {
   const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
   const int32_t zx = p.input_zero_point + kZeroPointShift<T, TW>, zw = p.weight_zero_point;
   const int32_t len = p.kernel_h * p.kernel_w * p.in_c, row_bytes = p.kernel_w * p.in_c;
@@ -884,8 +883,8 @@ template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void conv_pointwise(const ConvParams& p, const T* in, const TW* weights, const int32_t* bias,
                            const TM* multipliers, T* out) {
   const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  matmul<kBackward>(in, weights, p.batch * p.in_h * p.in_w, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point,
-                    o, out, conv_out_stride(p));
+  matmul<kBackward>(in, weights, p.batch * p.in_h * p.in_w, p.in_c, p.out_c, p.input_zero_point, p.weight_zero_point, o,
+                    out, conv_out_stride(p));
 }
 
 // Depthwise: see impl::conv_depthwise for the read/write order.
@@ -919,8 +918,8 @@ template <typename T, typename TW, bool kBackward = false, typename TM>
 inline void fully_connected(const FullyConnectedParams& p, const T* in, const TW* weights, const int32_t* bias,
                             const TM* multipliers, T* out) {
   const auto o = output_of(bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max);
-  matmul<kBackward>(in, weights, p.rows, p.in_features, p.out_features, p.input_zero_point, p.weight_zero_point, o,
-                    out, p.out_features);
+  matmul<kBackward>(in, weights, p.rows, p.in_features, p.out_features, p.input_zero_point, p.weight_zero_point, o, out,
+                    p.out_features);
 }
 
 // ---------------------------------------------------------------------------

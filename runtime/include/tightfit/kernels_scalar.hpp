@@ -36,8 +36,7 @@ namespace scalar {
 
 // a0 += sum_i (x[i] - zx) (w0[i] - zw), a1 += the same with w1, for i < n.
 template <typename T, typename TW>
-inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, int32_t zw, int32_t& a0,
-                 int32_t& a1) {
+inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, int32_t zw, int32_t& a0, int32_t& a1) {
 #if defined(__OPTIMIZE__) && defined(__ARM_ARCH_6M__)
   const int32_t pairs = n & ~1;
   if (pairs > 0 && zw == 0) {
@@ -47,25 +46,31 @@ inline void dot2(const T* x, const TW* w0, const TW* w1, int32_t n, int32_t zx, 
     const TW* w1e = w1 + pairs;
     int32_t i = -pairs, xv, t;
     const int32_t minus_zx = -zx;
-#define TIGHTFIT_V6M_DOT2(LDX, LDW)                                                               \
-  __asm__ volatile(                                                                               \
-      ".syntax unified\n"                                                                         \
-      "1:\n\t" LDX " %[xv], [%[xe], %[i]]\n\t"                                                     \
-      "add %[xv], %[mzx]\n\t" LDW " %[t], [%[w0e], %[i]]\n\t"                                      \
-      "muls %[t], %[xv], %[t]\n\t"                                                                \
-      "adds %[a0], %[a0], %[t]\n\t" LDW " %[t], [%[w1e], %[i]]\n\t"                                \
-      "muls %[t], %[xv], %[t]\n\t"                                                                \
-      "adds %[a1], %[a1], %[t]\n\t"                                                               \
-      "adds %[i], %[i], #1\n\t" LDX " %[xv], [%[xe], %[i]]\n\t"                                    \
-      "add %[xv], %[mzx]\n\t" LDW " %[t], [%[w0e], %[i]]\n\t"                                      \
-      "muls %[t], %[xv], %[t]\n\t"                                                                \
-      "adds %[a0], %[a0], %[t]\n\t" LDW " %[t], [%[w1e], %[i]]\n\t"                                \
-      "muls %[t], %[xv], %[t]\n\t"                                                                \
-      "adds %[a1], %[a1], %[t]\n\t"                                                               \
-      "adds %[i], %[i], #1\n\t"                                                                   \
-      "bne 1b"                                                                                    \
-      : [a0] "+l"(a0), [a1] "+l"(a1), [i] "+l"(i), [xv] "=&l"(xv), [t] "=&l"(t)                   \
-      : [xe] "l"(xe), [w0e] "l"(w0e), [w1e] "l"(w1e), [mzx] "h"(minus_zx)                         \
+#define TIGHTFIT_V6M_DOT2(LDX, LDW)                                             \
+  __asm__ volatile(                                                             \
+      ".syntax unified\n"                                                       \
+      "1:\n\t" LDX                                                              \
+      " %[xv], [%[xe], %[i]]\n\t"                                               \
+      "add %[xv], %[mzx]\n\t" LDW                                               \
+      " %[t], [%[w0e], %[i]]\n\t"                                               \
+      "muls %[t], %[xv], %[t]\n\t"                                              \
+      "adds %[a0], %[a0], %[t]\n\t" LDW                                         \
+      " %[t], [%[w1e], %[i]]\n\t"                                               \
+      "muls %[t], %[xv], %[t]\n\t"                                              \
+      "adds %[a1], %[a1], %[t]\n\t"                                             \
+      "adds %[i], %[i], #1\n\t" LDX                                             \
+      " %[xv], [%[xe], %[i]]\n\t"                                               \
+      "add %[xv], %[mzx]\n\t" LDW                                               \
+      " %[t], [%[w0e], %[i]]\n\t"                                               \
+      "muls %[t], %[xv], %[t]\n\t"                                              \
+      "adds %[a0], %[a0], %[t]\n\t" LDW                                         \
+      " %[t], [%[w1e], %[i]]\n\t"                                               \
+      "muls %[t], %[xv], %[t]\n\t"                                              \
+      "adds %[a1], %[a1], %[t]\n\t"                                             \
+      "adds %[i], %[i], #1\n\t"                                                 \
+      "bne 1b"                                                                  \
+      : [a0] "+l"(a0), [a1] "+l"(a1), [i] "+l"(i), [xv] "=&l"(xv), [t] "=&l"(t) \
+      : [xe] "l"(xe), [w0e] "l"(w0e), [w1e] "l"(w1e), [mzx] "h"(minus_zx)       \
       : "cc", "memory")
     if constexpr (std::is_same_v<T, int8_t> && std::is_same_v<TW, int8_t>) {
       TIGHTFIT_V6M_DOT2("ldrsb", "ldrsb");
@@ -187,8 +192,8 @@ inline void conv_depthwise(const ConvParams& p, const T* in, const TW* weights, 
           int32_t acc = bias != nullptr ? bias[c] : 0;
           for (int32_t t = 0; t < taps; ++t)
             acc += (static_cast<int32_t>(x[x_offset[t]]) - zx) * (static_cast<int32_t>(w[w_offset[t]]) - zw);
-          y[c] = requantize<T>(acc, multipliers[p.per_channel ? c : 0], p.output_zero_point, p.output_min,
-                               p.output_max);
+          y[c] =
+              requantize<T>(acc, multipliers[p.per_channel ? c : 0], p.output_zero_point, p.output_min, p.output_max);
         }
       }
     }
@@ -214,9 +219,9 @@ inline void conv_general(const ConvParams& p, const T* in, const TW* weights, co
     for (int32_t oy = 0; oy < p.out_h; ++oy) {
       for (int32_t ox = 0; ox < p.out_w; ++ox) {
         gather_window(p, in, b, oy, ox, padding, patch);
-        row_times_weights(static_cast<const T*>(patch), weights, len, p.out_c, p.input_zero_point,
-                          p.weight_zero_point, bias, multipliers, p.per_channel, p.output_zero_point, p.output_min,
-                          p.output_max, out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p));
+        row_times_weights(static_cast<const T*>(patch), weights, len, p.out_c, p.input_zero_point, p.weight_zero_point,
+                          bias, multipliers, p.per_channel, p.output_zero_point, p.output_min, p.output_max,
+                          out + ((b * p.out_h + oy) * p.out_w + ox) * conv_out_stride(p));
       }
     }
   }

@@ -129,7 +129,7 @@ inline uint32_t shift_round_half_even(uint32_t x, int32_t shift) {
 // that the integer path does not carry its register pressure.
 template <typename T>
 __attribute__((noinline, cold)) T requantize_float_out_of_line(int32_t acc, float multiplier, int32_t zero_point,
-                                                              int32_t out_min, int32_t out_max) {
+                                                               int32_t out_min, int32_t out_max) {
   return requantize_float<T>(acc, multiplier, zero_point, out_min, out_max);
 }
 

@@ -35,9 +35,9 @@ using Int32x4 = int32_t[4];
 // TFLite's fixed-point multiplier (--numerics tflite): real = multiplier * 2^(shift - 31), from
 // quantize_multiplier() in host.hpp (TFLite's QuantizeMultiplier). The convolution and fully
 // connected kernels take an array of them in place of the float multipliers.
-#define TIGHTFIT_QUANTIZED_MULTIPLIER(X) \
+#define TIGHTFIT_QUANTIZED_MULTIPLIER(X)             \
   X(int32_t, multiplier) /* in [2^30, 2^31), or 0 */ \
-  X(int32_t, shift) /* > 0: shift left before the multiply; <= 0: divide by 2^-shift after it */
+  X(int32_t, shift)      /* > 0: shift left before the multiply; <= 0: divide by 2^-shift after it */
 struct QuantizedMultiplier {
   TIGHTFIT_QUANTIZED_MULTIPLIER(TIGHTFIT_DECLARE_FIELD)
 };
@@ -69,30 +69,30 @@ struct QuantizedMultiplier {
 // the value of a block that leaves it out), or more when the output is the channel slice of a
 // Concat's output written in place (docs/rewrites.md), whose pixels also hold the other inputs'
 // channels. Every variant of conv() honours it.
-#define TIGHTFIT_CONV_PARAMS(X) \
-  X(int32_t, batch) \
-  X(int32_t, in_h) \
-  X(int32_t, in_w) \
-  X(int32_t, in_c) \
-  X(int32_t, out_h) \
-  X(int32_t, out_w) \
-  X(int32_t, out_c) \
-  X(int32_t, kernel_h) \
-  X(int32_t, kernel_w) \
-  X(int32_t, stride_h) \
-  X(int32_t, stride_w) \
-  X(int32_t, dilation_h) \
-  X(int32_t, dilation_w) \
-  X(int32_t, pad_top) \
-  X(int32_t, pad_left) /* the bottom/right pads follow from out_h/out_w */ \
-  X(int32_t, groups) \
-  X(int32_t, input_zero_point) \
+#define TIGHTFIT_CONV_PARAMS(X)                                                          \
+  X(int32_t, batch)                                                                      \
+  X(int32_t, in_h)                                                                       \
+  X(int32_t, in_w)                                                                       \
+  X(int32_t, in_c)                                                                       \
+  X(int32_t, out_h)                                                                      \
+  X(int32_t, out_w)                                                                      \
+  X(int32_t, out_c)                                                                      \
+  X(int32_t, kernel_h)                                                                   \
+  X(int32_t, kernel_w)                                                                   \
+  X(int32_t, stride_h)                                                                   \
+  X(int32_t, stride_w)                                                                   \
+  X(int32_t, dilation_h)                                                                 \
+  X(int32_t, dilation_w)                                                                 \
+  X(int32_t, pad_top)                                                                    \
+  X(int32_t, pad_left) /* the bottom/right pads follow from out_h/out_w */               \
+  X(int32_t, groups)                                                                     \
+  X(int32_t, input_zero_point)                                                           \
   X(int32_t, weight_zero_point) /* ORT requires one value even for per-channel scales */ \
-  X(int32_t, output_zero_point) \
-  X(int32_t, output_min) \
-  X(int32_t, output_max) \
-  X(int32_t, per_channel) /* 1: multipliers[out_c]; 0: multipliers[0] for all */ \
-  X(int32_t, out_stride) /* conv_out_stride(), see above */
+  X(int32_t, output_zero_point)                                                          \
+  X(int32_t, output_min)                                                                 \
+  X(int32_t, output_max)                                                                 \
+  X(int32_t, per_channel) /* 1: multipliers[out_c]; 0: multipliers[0] for all */         \
+  X(int32_t, out_stride)  /* conv_out_stride(), see above */
 struct ConvParams {
   TIGHTFIT_CONV_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
@@ -115,8 +115,7 @@ constexpr bool conv_is_pointwise(const ConvParams& p) {
 // The taps [lo, hi) of one kernel axis that land inside [0, extent), for an output whose first
 // tap is at `start` (the fast kernels find them once per output pixel). No division: ARMv6-M
 // has no divide instruction.
-inline void conv_tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t extent, int32_t& lo,
-                           int32_t& hi) {
+inline void conv_tap_range(int32_t start, int32_t dilation, int32_t kernel, int32_t extent, int32_t& lo, int32_t& hi) {
   lo = 0;
   while (lo < kernel && start + lo * dilation < 0) ++lo;
   hi = kernel;
@@ -158,15 +157,15 @@ inline void gather_window(const ConvParams& p, const T* in, int32_t b, int32_t o
 // (w[o][k]-zw) + bias[o]).  Weight layout: [out_features][in_features] (ONNX's
 // MatMul B is [K][N]: the code generator transposes it).  bias may be nullptr.
 // multipliers as for ConvParams (per output feature when per_channel != 0).
-#define TIGHTFIT_FULLY_CONNECTED_PARAMS(X) \
+#define TIGHTFIT_FULLY_CONNECTED_PARAMS(X)                \
   X(int32_t, rows) /* product of all leading dims of A */ \
-  X(int32_t, in_features) \
-  X(int32_t, out_features) \
-  X(int32_t, input_zero_point) \
-  X(int32_t, weight_zero_point) \
-  X(int32_t, output_zero_point) \
-  X(int32_t, output_min) \
-  X(int32_t, output_max) \
+  X(int32_t, in_features)                                 \
+  X(int32_t, out_features)                                \
+  X(int32_t, input_zero_point)                            \
+  X(int32_t, weight_zero_point)                           \
+  X(int32_t, output_zero_point)                           \
+  X(int32_t, output_min)                                  \
+  X(int32_t, output_max)                                  \
   X(int32_t, per_channel)
 struct FullyConnectedParams {
   TIGHTFIT_FULLY_CONNECTED_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -175,19 +174,19 @@ struct FullyConnectedParams {
 // ---------------------------------------------------------------------------
 // Max pooling (ONNX MaxPool on int8/uint8): exact, pads never win.
 #define TIGHTFIT_MAX_POOL_PARAMS(X) \
-  X(int32_t, batch) \
-  X(int32_t, in_h) \
-  X(int32_t, in_w) \
-  X(int32_t, channels) \
-  X(int32_t, out_h) \
-  X(int32_t, out_w) \
-  X(int32_t, kernel_h) \
-  X(int32_t, kernel_w) \
-  X(int32_t, stride_h) \
-  X(int32_t, stride_w) \
-  X(int32_t, dilation_h) \
-  X(int32_t, dilation_w) \
-  X(int32_t, pad_top) \
+  X(int32_t, batch)                 \
+  X(int32_t, in_h)                  \
+  X(int32_t, in_w)                  \
+  X(int32_t, channels)              \
+  X(int32_t, out_h)                 \
+  X(int32_t, out_w)                 \
+  X(int32_t, kernel_h)              \
+  X(int32_t, kernel_w)              \
+  X(int32_t, stride_h)              \
+  X(int32_t, stride_w)              \
+  X(int32_t, dilation_h)            \
+  X(int32_t, dilation_w)            \
+  X(int32_t, pad_top)               \
   X(int32_t, pad_left)
 struct MaxPoolParams {
   TIGHTFIT_MAX_POOL_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -198,26 +197,26 @@ struct MaxPoolParams {
 // covers the whole image with no pads ORT switches to its integer global
 // average pool, and so does this kernel (same results as ORT either way).
 #define TIGHTFIT_AVERAGE_POOL_PARAMS(X) \
-  X(int32_t, batch) \
-  X(int32_t, in_h) \
-  X(int32_t, in_w) \
-  X(int32_t, channels) \
-  X(int32_t, out_h) \
-  X(int32_t, out_w) \
-  X(int32_t, kernel_h) \
-  X(int32_t, kernel_w) \
-  X(int32_t, stride_h) \
-  X(int32_t, stride_w) \
-  X(int32_t, pad_top) \
-  X(int32_t, pad_left) \
-  X(int32_t, pad_bottom) \
-  X(int32_t, pad_right) \
-  X(int32_t, count_include_pad) \
-  X(float, input_scale) \
-  X(int32_t, input_zero_point) \
-  X(float, output_scale) \
-  X(int32_t, output_zero_point) \
-  X(int32_t, output_min) \
+  X(int32_t, batch)                     \
+  X(int32_t, in_h)                      \
+  X(int32_t, in_w)                      \
+  X(int32_t, channels)                  \
+  X(int32_t, out_h)                     \
+  X(int32_t, out_w)                     \
+  X(int32_t, kernel_h)                  \
+  X(int32_t, kernel_w)                  \
+  X(int32_t, stride_h)                  \
+  X(int32_t, stride_w)                  \
+  X(int32_t, pad_top)                   \
+  X(int32_t, pad_left)                  \
+  X(int32_t, pad_bottom)                \
+  X(int32_t, pad_right)                 \
+  X(int32_t, count_include_pad)         \
+  X(float, input_scale)                 \
+  X(int32_t, input_zero_point)          \
+  X(float, output_scale)                \
+  X(int32_t, output_zero_point)         \
+  X(int32_t, output_min)                \
   X(int32_t, output_max) /* a fused Relu/Clip's clamp; the type's range without one */
 struct AveragePoolParams {
   TIGHTFIT_AVERAGE_POOL_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -230,8 +229,8 @@ struct PoolWindow {
 };
 inline PoolWindow average_pool_window_of(const AveragePoolParams& p, int32_t oy, int32_t ox) {
   const int32_t y0 = oy * p.stride_h - p.pad_top, x0 = ox * p.stride_w - p.pad_left;
-  PoolWindow w{y0 > 0 ? y0 : 0, y0 + p.kernel_h < p.in_h ? y0 + p.kernel_h : p.in_h,
-               x0 > 0 ? x0 : 0, x0 + p.kernel_w < p.in_w ? x0 + p.kernel_w : p.in_w, 0};
+  PoolWindow w{y0 > 0 ? y0 : 0, y0 + p.kernel_h < p.in_h ? y0 + p.kernel_h : p.in_h, x0 > 0 ? x0 : 0,
+               x0 + p.kernel_w < p.in_w ? x0 + p.kernel_w : p.in_w, 0};
   w.count = p.count_include_pad ? p.kernel_h * p.kernel_w : (w.y_end - w.y_start) * (w.x_end - w.x_start);
   return w;
 }
@@ -240,13 +239,13 @@ inline PoolWindow average_pool_window_of(const AveragePoolParams& p, int32_t oy,
 // ReduceMean over H,W): integer sum, then requantize like a conv output.
 // multiplier = global_average_pool_multiplier(x_scale, y_scale, image_size).
 #define TIGHTFIT_GLOBAL_AVERAGE_POOL_PARAMS(X) \
-  X(int32_t, batch) \
-  X(int32_t, image_size) /* H * W */ \
-  X(int32_t, channels) \
-  X(int32_t, input_zero_point) \
-  X(int32_t, output_zero_point) \
-  X(float, multiplier) \
-  X(int32_t, output_min) \
+  X(int32_t, batch)                            \
+  X(int32_t, image_size) /* H * W */           \
+  X(int32_t, channels)                         \
+  X(int32_t, input_zero_point)                 \
+  X(int32_t, output_zero_point)                \
+  X(float, multiplier)                         \
+  X(int32_t, output_min)                       \
   X(int32_t, output_max) /* a fused Relu/Clip's clamp; the type's range without one */
 struct GlobalAveragePoolParams {
   TIGHTFIT_GLOBAL_AVERAGE_POOL_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -267,36 +266,36 @@ struct GlobalAveragePoolParams {
 enum class BroadcastForm : int32_t { kElementwise = 0, kScalarA = 1, kScalarB = 2 };
 
 #define TIGHTFIT_BINARY_SHAPE(X) \
-  X(Int32x4, out_dims) \
-  X(Int32x4, a_strides) \
+  X(Int32x4, out_dims)           \
+  X(Int32x4, a_strides)          \
   X(Int32x4, b_strides)
 struct BinaryShape {
   TIGHTFIT_BINARY_SHAPE(TIGHTFIT_DECLARE_FIELD)
 };
 
 // QLinearAdd: fields from add_requant() in host.hpp.
-#define TIGHTFIT_ADD_PARAMS(X) \
-  X(BinaryShape, shape) \
-  X(BroadcastForm, form) \
-  X(int32_t, a_zero_point) /* informational: the zero points are folded into `fixed` */ \
-  X(int32_t, b_zero_point) \
-  X(float, a_ratio) /* a_scale / c_scale */ \
-  X(float, b_ratio) /* b_scale / c_scale */ \
-  X(float, fixed) /* c_zero_point - (a_ratio * a_zero_point + b_ratio * b_zero_point), see add_requant() */ \
-  X(int32_t, output_min) \
+#define TIGHTFIT_ADD_PARAMS(X)                                                                                \
+  X(BinaryShape, shape)                                                                                       \
+  X(BroadcastForm, form)                                                                                      \
+  X(int32_t, a_zero_point) /* informational: the zero points are folded into `fixed` */                       \
+  X(int32_t, b_zero_point)                                                                                    \
+  X(float, a_ratio) /* a_scale / c_scale */                                                                   \
+  X(float, b_ratio) /* b_scale / c_scale */                                                                   \
+  X(float, fixed)   /* c_zero_point - (a_ratio * a_zero_point + b_ratio * b_zero_point), see add_requant() */ \
+  X(int32_t, output_min)                                                                                      \
   X(int32_t, output_max)
 struct AddParams {
   TIGHTFIT_ADD_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
 
 // QLinearMul: out = sat(round((a - za) * (b - zb) * ratio + zc)).
-#define TIGHTFIT_MUL_PARAMS(X) \
-  X(BinaryShape, shape) \
-  X(int32_t, a_zero_point) \
-  X(int32_t, b_zero_point) \
-  X(float, ratio) /* a_scale * b_scale / c_scale, from mul_ratio() */ \
-  X(float, output_zero_point) /* as float: ORT adds it before rounding */ \
-  X(int32_t, output_min) \
+#define TIGHTFIT_MUL_PARAMS(X)                                                    \
+  X(BinaryShape, shape)                                                           \
+  X(int32_t, a_zero_point)                                                        \
+  X(int32_t, b_zero_point)                                                        \
+  X(float, ratio)             /* a_scale * b_scale / c_scale, from mul_ratio() */ \
+  X(float, output_zero_point) /* as float: ORT adds it before rounding */         \
+  X(int32_t, output_min)                                                          \
   X(int32_t, output_max)
 struct MulParams {
   TIGHTFIT_MUL_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -305,16 +304,16 @@ struct MulParams {
 // ADD as TFLite computes it on int8 (--numerics tflite; fields from tflite_add_params() in
 // host.hpp): each input plus its offset (minus its zero point), moved left by left_shift, scaled
 // by its multiplier; the sum scaled by output_multiplier, plus output_offset, clamped.
-#define TIGHTFIT_ADD_TFLITE_PARAMS(X) \
-  X(BinaryShape, shape) \
-  X(int32_t, a_offset) \
-  X(int32_t, b_offset) \
-  X(int32_t, output_offset) \
-  X(int32_t, left_shift) \
-  X(QuantizedMultiplier, a_multiplier) \
-  X(QuantizedMultiplier, b_multiplier) \
+#define TIGHTFIT_ADD_TFLITE_PARAMS(X)       \
+  X(BinaryShape, shape)                     \
+  X(int32_t, a_offset)                      \
+  X(int32_t, b_offset)                      \
+  X(int32_t, output_offset)                 \
+  X(int32_t, left_shift)                    \
+  X(QuantizedMultiplier, a_multiplier)      \
+  X(QuantizedMultiplier, b_multiplier)      \
   X(QuantizedMultiplier, output_multiplier) \
-  X(int32_t, output_min) \
+  X(int32_t, output_min)                    \
   X(int32_t, output_max)
 struct AddTfliteParams {
   TIGHTFIT_ADD_TFLITE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -322,13 +321,13 @@ struct AddTfliteParams {
 
 // TFLite's int8 MUL (--numerics tflite; host.hpp, tflite_mul_params): the product of the inputs
 // plus their offsets, times the output's fixed-point multiplier, plus the output offset, clamped.
-#define TIGHTFIT_MUL_TFLITE_PARAMS(X) \
-  X(BinaryShape, shape) \
-  X(int32_t, a_offset) \
-  X(int32_t, b_offset) \
-  X(int32_t, output_offset) \
+#define TIGHTFIT_MUL_TFLITE_PARAMS(X)       \
+  X(BinaryShape, shape)                     \
+  X(int32_t, a_offset)                      \
+  X(int32_t, b_offset)                      \
+  X(int32_t, output_offset)                 \
   X(QuantizedMultiplier, output_multiplier) \
-  X(int32_t, output_min) \
+  X(int32_t, output_min)                    \
   X(int32_t, output_max)
 struct MulTfliteParams {
   TIGHTFIT_MUL_TFLITE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -336,15 +335,15 @@ struct MulTfliteParams {
 
 // Sub between DequantizeLinear and QuantizeLinear (ORT has no QLinear form, so
 // ORT computes it in float): each operand dequantized, subtracted, quantized.
-#define TIGHTFIT_SUB_PARAMS(X) \
-  X(BinaryShape, shape) \
-  X(float, a_scale) \
-  X(int32_t, a_zero_point) \
-  X(float, b_scale) \
-  X(int32_t, b_zero_point) \
-  X(float, output_scale) \
+#define TIGHTFIT_SUB_PARAMS(X)  \
+  X(BinaryShape, shape)         \
+  X(float, a_scale)             \
+  X(int32_t, a_zero_point)      \
+  X(float, b_scale)             \
+  X(int32_t, b_zero_point)      \
+  X(float, output_scale)        \
   X(int32_t, output_zero_point) \
-  X(int32_t, output_min) \
+  X(int32_t, output_min)        \
   X(int32_t, output_max)
 struct SubParams {
   TIGHTFIT_SUB_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -356,17 +355,17 @@ struct SubParams {
 // around it: input element sum(in_strides[d] * (i_d + j_d)), output element
 // sum(out_strides[d] * i_d).  A dim is kept (reduced_dims[d] == 1) or reduced
 // (kept_dims[d] == 1); out_strides place the kept dims in the output's order.
-#define TIGHTFIT_REDUCE_MEAN_PARAMS(X) \
-  X(Int32x4, kept_dims) \
-  X(Int32x4, reduced_dims) \
-  X(Int32x4, in_strides) \
-  X(Int32x4, out_strides) \
+#define TIGHTFIT_REDUCE_MEAN_PARAMS(X)            \
+  X(Int32x4, kept_dims)                           \
+  X(Int32x4, reduced_dims)                        \
+  X(Int32x4, in_strides)                          \
+  X(Int32x4, out_strides)                         \
   X(int32_t, count) /* product of reduced_dims */ \
-  X(float, input_scale) \
-  X(int32_t, input_zero_point) \
-  X(float, output_scale) \
-  X(int32_t, output_zero_point) \
-  X(int32_t, output_min) \
+  X(float, input_scale)                           \
+  X(int32_t, input_zero_point)                    \
+  X(float, output_scale)                          \
+  X(int32_t, output_zero_point)                   \
+  X(int32_t, output_min)                          \
   X(int32_t, output_max)
 struct ReduceMeanParams {
   TIGHTFIT_REDUCE_MEAN_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -376,16 +375,16 @@ struct ReduceMeanParams {
 // ReduceMeanParams' geometry: the sum of (q - input zero point) over the reduced elements, times
 // a fixed-point multiplier that holds 1/count (tflite_mean_multiplier() in host.hpp), plus the
 // output zero point, clamped.
-#define TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS(X) \
-  X(Int32x4, kept_dims) \
-  X(Int32x4, reduced_dims) \
-  X(Int32x4, in_strides) \
-  X(Int32x4, out_strides) \
+#define TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS(X)     \
+  X(Int32x4, kept_dims)                           \
+  X(Int32x4, reduced_dims)                        \
+  X(Int32x4, in_strides)                          \
+  X(Int32x4, out_strides)                         \
   X(int32_t, count) /* product of reduced_dims */ \
-  X(int32_t, input_zero_point) \
-  X(QuantizedMultiplier, multiplier) \
-  X(int32_t, output_zero_point) \
-  X(int32_t, output_min) \
+  X(int32_t, input_zero_point)                    \
+  X(QuantizedMultiplier, multiplier)              \
+  X(int32_t, output_zero_point)                   \
+  X(int32_t, output_min)                          \
   X(int32_t, output_max)
 struct ReduceMeanTfliteParams {
   TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -396,9 +395,9 @@ struct ReduceMeanTfliteParams {
 // channel i * group_size + j goes to j * groups + i, each channel a run of `inner` elements
 // (channels-last: outer = N * H * W pixels, inner = 1).  Bytes are copied.
 #define TIGHTFIT_CHANNEL_SHUFFLE_PARAMS(X) \
-  X(int32_t, outer) \
-  X(int32_t, groups) \
-  X(int32_t, group_size) \
+  X(int32_t, outer)                        \
+  X(int32_t, groups)                       \
+  X(int32_t, group_size)                   \
   X(int32_t, inner)
 struct ChannelShuffleParams {
   TIGHTFIT_CHANNEL_SHUFFLE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -408,8 +407,8 @@ struct ChannelShuffleParams {
 // out_dims, in the arena's order, is input element offset + sum(in_strides[d]
 // * i_d).  The same quantization in and out: bytes are copied.
 #define TIGHTFIT_SLICE_PARAMS(X) \
-  X(Int32x4, out_dims) \
-  X(Int32x4, in_strides) \
+  X(Int32x4, out_dims)           \
+  X(Int32x4, in_strides)         \
   X(int32_t, offset)
 struct SliceParams {
   TIGHTFIT_SLICE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -422,10 +421,10 @@ struct SliceParams {
 // otherwise tables[i] is its 256-byte requantization table from
 // build_requantize_table() (ORT copies when scale and zero point equal the
 // output's, and uses such a table otherwise).
-#define TIGHTFIT_CONCAT_PARAMS(X) \
-  X(int32_t, num_inputs) \
-  X(int32_t, outer) \
-  X(int32_t, output_inner) /* sum of the inputs' inner extents */ \
+#define TIGHTFIT_CONCAT_PARAMS(X)                                       \
+  X(int32_t, num_inputs)                                                \
+  X(int32_t, outer)                                                     \
+  X(int32_t, output_inner)       /* sum of the inputs' inner extents */ \
   X(const int32_t*, input_inner) /* [num_inputs] */
 struct ConcatParams {
   TIGHTFIT_CONCAT_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -441,12 +440,12 @@ struct ConcatParams {
 // integer_rule = 0: the QDQ form, whose QuantizeLinear saturates, clamped in
 // float to [output_min, output_max].
 #define TIGHTFIT_SOFTMAX_PARAMS(X) \
-  X(int32_t, rows) \
-  X(int32_t, row_len) \
-  X(int32_t, output_zero_point) \
-  X(float, output_scale_inv) \
-  X(int32_t, output_min) \
-  X(int32_t, output_max) \
+  X(int32_t, rows)                 \
+  X(int32_t, row_len)              \
+  X(int32_t, output_zero_point)    \
+  X(float, output_scale_inv)       \
+  X(int32_t, output_min)           \
+  X(int32_t, output_max)           \
   X(int32_t, integer_rule)
 struct SoftmaxParams {
   TIGHTFIT_SOFTMAX_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -454,11 +453,11 @@ struct SoftmaxParams {
 
 // SOFTMAX as TFLite Micro + CMSIS-NN computes it on int8 (arm_softmax_s8; --numerics tflite;
 // from tflite_softmax_params() in host.hpp). The output is int8 at scale 1/256, zero point -128.
-#define TIGHTFIT_SOFTMAX_TFLITE_PARAMS(X) \
-  X(int32_t, rows) \
-  X(int32_t, row_len) \
+#define TIGHTFIT_SOFTMAX_TFLITE_PARAMS(X)                                                                   \
+  X(int32_t, rows)                                                                                          \
+  X(int32_t, row_len)                                                                                       \
   X(int32_t, input_multiplier) /* the input scale in Q5.26 as TFLite's PreprocessSoftmaxScaling gives it */ \
-  X(int32_t, input_left_shift) \
+  X(int32_t, input_left_shift)                                                                              \
   X(int32_t, diff_min) /* differences from the row's maximum below it give 0 (-128 out) */
 struct SoftmaxTfliteParams {
   TIGHTFIT_SOFTMAX_TFLITE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -467,9 +466,9 @@ struct SoftmaxTfliteParams {
 // ---------------------------------------------------------------------------
 // Pad, constant mode, on a 4-D tensor (arena layout).
 #define TIGHTFIT_PAD_PARAMS(X) \
-  X(Int32x4, in_dims) \
-  X(Int32x4, pads_before) \
-  X(Int32x4, pads_after) \
+  X(Int32x4, in_dims)          \
+  X(Int32x4, pads_before)      \
+  X(Int32x4, pads_after)       \
   X(int32_t, value) /* the quantized constant (usually the zero point) */
 struct PadParams {
   TIGHTFIT_PAD_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -478,7 +477,7 @@ struct PadParams {
 // Transpose of a tensor of up to 4 dims (pad with leading 1s): output dim i is
 // input dim perm[i].
 #define TIGHTFIT_TRANSPOSE_PARAMS(X) \
-  X(Int32x4, in_dims) \
+  X(Int32x4, in_dims)                \
   X(Int32x4, perm)
 struct TransposeParams {
   TIGHTFIT_TRANSPOSE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -488,14 +487,14 @@ struct TransposeParams {
 // source row / column of each output row / column; the host computes them
 // with resize_nearest_index() exactly as ORT does.
 #define TIGHTFIT_RESIZE_NEAREST_PARAMS(X) \
-  X(int32_t, batch) \
-  X(int32_t, in_h) \
-  X(int32_t, in_w) \
-  X(int32_t, channels) \
-  X(int32_t, out_h) \
-  X(int32_t, out_w) \
-  X(const int32_t*, h_index) \
-  X(const int32_t*, w_index) \
+  X(int32_t, batch)                       \
+  X(int32_t, in_h)                        \
+  X(int32_t, in_w)                        \
+  X(int32_t, channels)                    \
+  X(int32_t, out_h)                       \
+  X(int32_t, out_w)                       \
+  X(const int32_t*, h_index)              \
+  X(const int32_t*, w_index)              \
   X(int32_t, out_stride) /* elements from one output pixel to the next: pixel_stride(out_stride, channels) */
 struct ResizeNearestParams {
   TIGHTFIT_RESIZE_NEAREST_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -504,8 +503,8 @@ struct ResizeNearestParams {
 // ---------------------------------------------------------------------------
 // QuantizeLinear (float -> T) and DequantizeLinear (T -> float), per tensor.
 #define TIGHTFIT_QUANTIZE_PARAMS(X) \
-  X(int32_t, count) \
-  X(float, scale) \
+  X(int32_t, count)                 \
+  X(float, scale)                   \
   X(int32_t, zero_point)
 struct QuantizeParams {
   TIGHTFIT_QUANTIZE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -513,8 +512,8 @@ struct QuantizeParams {
 
 // Clamp in the quantized domain (a standalone quantized Relu / Clip).
 #define TIGHTFIT_CLAMP_PARAMS(X) \
-  X(int32_t, count) \
-  X(int32_t, min) \
+  X(int32_t, count)              \
+  X(int32_t, min)                \
   X(int32_t, max)
 struct ClampParams {
   TIGHTFIT_CLAMP_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -524,13 +523,13 @@ struct ClampParams {
 // directions, batch, hidden_size], Y_h and Y_c [directions, batch, hidden_size]. `reverse`: the
 // one direction runs backwards in time (ONNX's direction "reverse"; with directions 2 the second
 // always does).
-#define TIGHTFIT_RNN_PARAMS(X) \
-  X(int32_t, seq_length) \
-  X(int32_t, batch) \
-  X(int32_t, input_size) \
-  X(int32_t, hidden_size) \
+#define TIGHTFIT_RNN_PARAMS(X)        \
+  X(int32_t, seq_length)              \
+  X(int32_t, batch)                   \
+  X(int32_t, input_size)              \
+  X(int32_t, hidden_size)             \
   X(int32_t, directions) /* 1 or 2 */ \
-  X(int32_t, reverse) \
+  X(int32_t, reverse)                 \
   X(int32_t, linear_before_reset) /* GRU */
 struct RnnParams {
   TIGHTFIT_RNN_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -538,31 +537,31 @@ struct RnnParams {
 
 // Every struct of this header made from a field list (the nested QuantizedMultiplier and BinaryShape
 // too), as X(struct, its field list).
-#define TIGHTFIT_PARAMS_BLOCKS(X) \
-  X(QuantizedMultiplier, TIGHTFIT_QUANTIZED_MULTIPLIER) \
-  X(ConvParams, TIGHTFIT_CONV_PARAMS) \
-  X(FullyConnectedParams, TIGHTFIT_FULLY_CONNECTED_PARAMS) \
-  X(MaxPoolParams, TIGHTFIT_MAX_POOL_PARAMS) \
-  X(AveragePoolParams, TIGHTFIT_AVERAGE_POOL_PARAMS) \
+#define TIGHTFIT_PARAMS_BLOCKS(X)                                 \
+  X(QuantizedMultiplier, TIGHTFIT_QUANTIZED_MULTIPLIER)           \
+  X(ConvParams, TIGHTFIT_CONV_PARAMS)                             \
+  X(FullyConnectedParams, TIGHTFIT_FULLY_CONNECTED_PARAMS)        \
+  X(MaxPoolParams, TIGHTFIT_MAX_POOL_PARAMS)                      \
+  X(AveragePoolParams, TIGHTFIT_AVERAGE_POOL_PARAMS)              \
   X(GlobalAveragePoolParams, TIGHTFIT_GLOBAL_AVERAGE_POOL_PARAMS) \
-  X(BinaryShape, TIGHTFIT_BINARY_SHAPE) \
-  X(AddParams, TIGHTFIT_ADD_PARAMS) \
-  X(MulParams, TIGHTFIT_MUL_PARAMS) \
-  X(AddTfliteParams, TIGHTFIT_ADD_TFLITE_PARAMS) \
-  X(MulTfliteParams, TIGHTFIT_MUL_TFLITE_PARAMS) \
-  X(SubParams, TIGHTFIT_SUB_PARAMS) \
-  X(ReduceMeanParams, TIGHTFIT_REDUCE_MEAN_PARAMS) \
-  X(ReduceMeanTfliteParams, TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS) \
-  X(ChannelShuffleParams, TIGHTFIT_CHANNEL_SHUFFLE_PARAMS) \
-  X(SliceParams, TIGHTFIT_SLICE_PARAMS) \
-  X(ConcatParams, TIGHTFIT_CONCAT_PARAMS) \
-  X(SoftmaxParams, TIGHTFIT_SOFTMAX_PARAMS) \
-  X(SoftmaxTfliteParams, TIGHTFIT_SOFTMAX_TFLITE_PARAMS) \
-  X(PadParams, TIGHTFIT_PAD_PARAMS) \
-  X(TransposeParams, TIGHTFIT_TRANSPOSE_PARAMS) \
-  X(ResizeNearestParams, TIGHTFIT_RESIZE_NEAREST_PARAMS) \
-  X(QuantizeParams, TIGHTFIT_QUANTIZE_PARAMS) \
-  X(ClampParams, TIGHTFIT_CLAMP_PARAMS) \
+  X(BinaryShape, TIGHTFIT_BINARY_SHAPE)                           \
+  X(AddParams, TIGHTFIT_ADD_PARAMS)                               \
+  X(MulParams, TIGHTFIT_MUL_PARAMS)                               \
+  X(AddTfliteParams, TIGHTFIT_ADD_TFLITE_PARAMS)                  \
+  X(MulTfliteParams, TIGHTFIT_MUL_TFLITE_PARAMS)                  \
+  X(SubParams, TIGHTFIT_SUB_PARAMS)                               \
+  X(ReduceMeanParams, TIGHTFIT_REDUCE_MEAN_PARAMS)                \
+  X(ReduceMeanTfliteParams, TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS)   \
+  X(ChannelShuffleParams, TIGHTFIT_CHANNEL_SHUFFLE_PARAMS)        \
+  X(SliceParams, TIGHTFIT_SLICE_PARAMS)                           \
+  X(ConcatParams, TIGHTFIT_CONCAT_PARAMS)                         \
+  X(SoftmaxParams, TIGHTFIT_SOFTMAX_PARAMS)                       \
+  X(SoftmaxTfliteParams, TIGHTFIT_SOFTMAX_TFLITE_PARAMS)          \
+  X(PadParams, TIGHTFIT_PAD_PARAMS)                               \
+  X(TransposeParams, TIGHTFIT_TRANSPOSE_PARAMS)                   \
+  X(ResizeNearestParams, TIGHTFIT_RESIZE_NEAREST_PARAMS)          \
+  X(QuantizeParams, TIGHTFIT_QUANTIZE_PARAMS)                     \
+  X(ClampParams, TIGHTFIT_CLAMP_PARAMS)                           \
   X(RnnParams, TIGHTFIT_RNN_PARAMS)
 
 }  // namespace tightfit

@@ -24,7 +24,8 @@ inline void reduce_in_index_order(const P& p, const T* in, Start start, Step ste
             for (int32_t j1 = 0; j1 < p.reduced_dims[1]; ++j1) {
               for (int32_t j2 = 0; j2 < p.reduced_dims[2]; ++j2) {
                 const T* r = x + (j0 * p.in_strides[0] + j1 * p.in_strides[1] + j2 * p.in_strides[2]);
-                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3) acc = step(acc, r[static_cast<std::ptrdiff_t>(j3) * p.in_strides[3]]);
+                for (int32_t j3 = 0; j3 < p.reduced_dims[3]; ++j3)
+                  acc = step(acc, r[static_cast<std::ptrdiff_t>(j3) * p.in_strides[3]]);
               }
             }
           }

@@ -86,7 +86,8 @@ inline void average_pool_tflite(const AveragePoolParams& p, const T* in, T* out)
         for (int32_t c = 0; c < p.channels; ++c) {
           int32_t sum = 0;
           for (int32_t iy = w.y_start; iy < w.y_end; ++iy)
-            for (int32_t ix = w.x_start; ix < w.x_end; ++ix) sum += in[((b * p.in_h + iy) * p.in_w + ix) * p.channels + c];
+            for (int32_t ix = w.x_start; ix < w.x_end; ++ix)
+              sum += in[((b * p.in_h + iy) * p.in_w + ix) * p.channels + c];
           const int32_t mean = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
           y[c] = static_cast<T>(clamp_int(mean, p.output_min, p.output_max));
         }
@@ -141,8 +142,9 @@ inline void softmax_tflite(const SoftmaxTfliteParams& p, const int8_t* in, int8_
       if (diff >= p.diff_min) {
         const int32_t e =
             detail::exp_on_negative_values<5>(saturating_rounding_doubling_high_mul(diff * mask, p.input_multiplier));
-        q = clamp_int(rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted_scale, e), bits_over_unit) - 128,
-                      -128, 127);
+        q = clamp_int(
+            rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted_scale, e), bits_over_unit) - 128, -128,
+            127);
       }
       y[i] = static_cast<int8_t>(q);
     }

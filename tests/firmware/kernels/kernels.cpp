@@ -6,9 +6,9 @@
 // multipliers, ONNX Runtime's float multipliers and TFLite's fixed-point ones, bias or none,
 // unaligned buffers) and compares their outputs byte for byte; then
 // runs each fast kernel with its output over its input at the stated overlap distance
-// (kernels.hpp), forwards and (DSP, Helium) backwards, against the same bytes. Prints "TIGHTFIT kernel_cases=N mismatches=M dsp_paths=1"
-// (mve_paths=1, scalar_paths=1) and exits 0 when M is 0 (1 otherwise; 3 when the target has no fast
-// paths to check).
+// (kernels.hpp), forwards and (DSP, Helium) backwards, against the same bytes. Prints "TIGHTFIT kernel_cases=N
+// mismatches=M dsp_paths=1" (mve_paths=1, scalar_paths=1) and exits 0 when M is 0 (1 otherwise; 3 when the target has
+// no fast paths to check).
 #include <tightfit/kernels.hpp>
 
 #include <cstdint>
@@ -37,7 +37,9 @@ uint32_t next() {
   state ^= state << 5;
   return state;
 }
-int32_t uniform(int32_t lo, int32_t hi) { return lo + static_cast<int32_t>(next() % static_cast<uint32_t>(hi - lo + 1)); }
+int32_t uniform(int32_t lo, int32_t hi) {
+  return lo + static_cast<int32_t>(next() % static_cast<uint32_t>(hi - lo + 1));
+}
 
 constexpr int32_t kBytes = 24 * 1024;
 alignas(16) uint8_t input_pool[kBytes + 4];
@@ -257,8 +259,7 @@ void conv_case(int kind) {
   overlapped_cases<T, TW>("overlapped conv", false, tightfit::conv_distance(p),
                           dsp_matrix ? tightfit::detail::dsp_matmul_distance(rows, p.in_c, p.out_c) : 0, in, in_bytes,
                           out_bytes, seed, [&](const uint8_t* x, uint8_t* y) {
-                            tightfit::conv(p, reinterpret_cast<const T*>(x), w, bias, m,
-                                           reinterpret_cast<T*>(y));
+                            tightfit::conv(p, reinterpret_cast<const T*>(x), w, bias, m, reinterpret_cast<T*>(y));
                           });
   overlapped_cases<T, TW>("overlapped conv backwards", true, tightfit::conv_up_distance(p),
                           dsp_matrix ? tightfit::detail::dsp_matmul_up_distance(rows, p.in_c, p.out_c) : 0, in,
@@ -311,8 +312,7 @@ void fully_connected_case() {
       "overlapped fully_connected backwards", true, tightfit::fully_connected_up_distance(p),
       dsp_matrix ? tightfit::detail::dsp_matmul_up_distance(p.rows, p.in_features, p.out_features) : 0, in,
       p.rows * p.in_features, p.rows * p.out_features, seed, [&](const uint8_t* x, uint8_t* y) {
-        tightfit::fully_connected<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, m,
-                                               reinterpret_cast<T*>(y));
+        tightfit::fully_connected<T, TW, true>(p, reinterpret_cast<const T*>(x), w, bias, m, reinterpret_cast<T*>(y));
       });
 }
 
@@ -376,8 +376,9 @@ void pool_case() {
                            tightfit::max_pool(mp, reinterpret_cast<const T*>(x), reinterpret_cast<T*>(y));
                          });
 
-  tightfit::AveragePoolParams ap{1, in_h, in_w, channels, out_h, out_w, kh, kw, sh, sw, pt, pl, pb, pr,
-                                 static_cast<int32_t>(next() & 1), 0.0f, 0, 0.0f, 0, 0, 0};
+  tightfit::AveragePoolParams ap{
+      1,    in_h, in_w, channels, out_h, out_w, kh, kw, sh, sw, pt, pl, pb, pr, static_cast<int32_t>(next() & 1),
+      0.0f, 0,    0.0f, 0,        0,     0};
   int32_t lo, hi;
   range_of<T>(ap.input_zero_point, lo, hi);
   range_of<T>(ap.output_zero_point, lo, hi);

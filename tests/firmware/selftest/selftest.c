@@ -13,7 +13,7 @@ extern const char __tightfit_stack_limit[], __tightfit_stack_top[];
 
 static int failures;
 
-static void report(const char *check, int ok) {
+static void report(const char* check, int ok) {
   tf_puts("TIGHTFIT");
   tf_figure(check, ok ? 1u : 0u);
   tf_putc('\n');
@@ -38,7 +38,7 @@ static int float_works(void) {
 __attribute__((section(".tightfit_arena"))) uint8_t arena[ARENA_BYTES];
 
 static int arena_section_is_the_arena(void) {
-  ((volatile uint8_t *)arena)[ARENA_BYTES - 1] = 1;
+  ((volatile uint8_t*)arena)[ARENA_BYTES - 1] = 1;
   /* Through volatile integers: the compiler may assume that two distinct objects never share an
    * address and fold the comparison away. */
   volatile uintptr_t start = (uintptr_t)__tightfit_arena_start;
@@ -93,8 +93,7 @@ int main(void) {
   report("constructors_ran", constructor_ran == 1);
   report("fpu_enabled", float_works());
   report("arena_section_is_the_arena", arena_section_is_the_arena());
-  report("instruction_count_exact",
-         count_steps_exactly(tf_test_spin2, 2) && count_steps_exactly(tf_test_spin3, 3));
+  report("instruction_count_exact", count_steps_exactly(tf_test_spin2, 2) && count_steps_exactly(tf_test_spin3, 3));
 
   for (int i = 0; i < 1000; ++i) {
     mac_a[i] = (int8_t)(i * 7);

@@ -4,6 +4,6 @@
 __attribute__((section(".tightfit_arena"))) uint8_t arena[ARENA_BYTES];
 
 int main(void) {
-  ((volatile uint8_t *)arena)[0] = 1;
+  ((volatile uint8_t*)arena)[0] = 1;
   return arena[ARENA_BYTES - 1];
 }
