@@ -83,6 +83,29 @@ json shown_strings(json doc) {
   return doc;
 }
 
+// A row of the RAM-against-cost table.
+CostLevel read_cost_level(const json& l) {
+  CostLevel level{l.at("technique").get<std::string>(),
+                  l.at("arena_bytes").get<std::uint64_t>(),
+                  l.at("extra_macs").get<std::int64_t>(),
+                  l.at("extra_macs_percent").get<double>(),
+                  {},
+                  {},
+                  0,
+                  1,
+                  true,
+                  l.at("chosen").get<bool>()};
+  if (l.contains("estimated_instructions") && !l.at("estimated_instructions").is_null())
+    level.instructions = l.at("estimated_instructions").get<std::int64_t>();
+  if (!l.at("stage").is_null()) {
+    level.nodes = l.at("stage").at("nodes").get<std::vector<std::string>>();
+    level.bands = l.at("stage").at("bands").get<std::uint64_t>();
+    level.columns = l.at("stage").value("columns", std::uint64_t{1});          // absent in older reports
+    level.whole_rows = l.at("stage").value("whole_rows", level.columns == 1);  // the same
+  }
+  return level;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> Measured::code_and_constants_bytes() const {
@@ -221,27 +244,7 @@ Document read_document(const json& checked) {
   }
   if (report.contains("instruction_estimate")) d.instruction_core = report.at("instruction_estimate").at("core");
   if (report.contains("ram_vs_cost")) {
-    for (const auto& l : report.at("ram_vs_cost")) {
-      CostLevel level{l.at("technique").get<std::string>(),
-                      l.at("arena_bytes").get<std::uint64_t>(),
-                      l.at("extra_macs").get<std::int64_t>(),
-                      l.at("extra_macs_percent").get<double>(),
-                      {},
-                      {},
-                      0,
-                      1,
-                      true,
-                      l.at("chosen").get<bool>()};
-      if (l.contains("estimated_instructions") && !l.at("estimated_instructions").is_null())
-        level.instructions = l.at("estimated_instructions").get<std::int64_t>();
-      if (!l.at("stage").is_null()) {
-        level.nodes = l.at("stage").at("nodes").get<std::vector<std::string>>();
-        level.bands = l.at("stage").at("bands").get<std::uint64_t>();
-        level.columns = l.at("stage").value("columns", std::uint64_t{1});          // absent in older reports
-        level.whole_rows = l.at("stage").value("whole_rows", level.columns == 1);  // the same
-      }
-      d.ram_vs_cost.push_back(std::move(level));
-    }
+    for (const auto& l : report.at("ram_vs_cost")) d.ram_vs_cost.push_back(read_cost_level(l));
   }
   for (const auto& [key, field] : {std::pair{"zero_copy_concat_bytes", &d.zero_copy_concat_bytes},
                                    std::pair{"copying_concat_bytes", &d.copying_concat_bytes}})
