@@ -8,6 +8,7 @@
 #include <string>
 
 #include "driver/memory_file.hpp"
+#include "driver/pipeline.hpp"
 #include "error.hpp"
 #include "scratch.hpp"
 
