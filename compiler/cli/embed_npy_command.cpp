@@ -19,7 +19,7 @@
 
 #include "cli/commands.hpp"
 #include "driver/memory_file.hpp"
-#include "emit/emission.hpp"
+#include "ops/emission.hpp"
 #include "error.hpp"
 #include "util/model_text.hpp"
 #include "util/npy.hpp"

@@ -12,7 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "error.hpp"
-#include "import/import.hpp"
+#include "driver/pipeline.hpp"
 #include "ops/operator.hpp"
 #include "import/onnx_import.hpp"
 #include "import/tflite_import.hpp"
@@ -182,10 +182,10 @@ void add_inspect_command(CLI::App& app) {
   // Older scripts pass it: a symbolic batch was refused without it, and is pinned to 1 now.
   cmd->add_flag("--pin-batch", "Accepted and ignored: a symbolic batch dimension is pinned to 1")->group("");
   cmd->callback([options] {
-    if (!options->json) return print_text(import::import_model(options->model));
+    if (!options->json) return print_text(driver::import_graph(options->model));
     ir::Graph graph;
     try {
-      graph = import::import_model(options->model);
+      graph = driver::import_graph(options->model);
     } catch (const Error& e) {
       print_refusal_json(options->model, e);
       throw;  // the one-line error and the exit status, as without --json

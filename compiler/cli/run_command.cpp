@@ -534,7 +534,9 @@ void run_on_target(const RunOptions& options, const driver::CompileOptions& comp
 void run_on_host(const RunOptions& options, const driver::CompileOptions& compile, const driver::CompiledModel& model,
                  const fs::path& dir) {
   driver::write_outputs(model, dir.string(), compile.name);
-  write_file((dir / "harness.cpp").string(), emit::harness(model, compile.name, compile.io_in_arena));
+  std::vector<std::string> regions;
+  for (const driver::RegionSpec& r : model.regions) regions.push_back(r.name);
+  write_file((dir / "harness.cpp").string(), emit::harness(model.graph, regions, compile.name, compile.io_in_arena));
   for (std::size_t i = 0; i < options.inputs.size(); ++i) stage_input(model, i, options.inputs[i], dir);
 
   const char* cxx = std::getenv("CXX");

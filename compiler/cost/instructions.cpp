@@ -7,7 +7,6 @@
 #include <cmath>
 #include <map>
 
-#include "emit/emission.hpp"
 #include "ops/operator.hpp"
 
 namespace tightfit::cost {

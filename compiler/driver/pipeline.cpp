@@ -22,18 +22,22 @@
 namespace tightfit::driver {
 
 const char* to_string(AlignmentSource source) {
-  switch (source) {
-    case AlignmentSource::by_default:
-      return "default";
-    case AlignmentSource::flag:
-      return "flag";
-    case AlignmentSource::cap:
-      return "cap";
-  }
-  return "default";
+  return source == AlignmentSource::flag ? "flag" : source == AlignmentSource::cap ? "cap" : "default";
 }
 
 const char* to_string(SlowRegionKept kept) { return kept == SlowRegionKept::free_only ? "free_only" : "with_slow"; }
+
+ir::Graph import_graph(const std::string& path) {
+  ir::Graph graph = import::import_model(path);
+  passes::verify_after("import", graph);
+  passes::conv1x1_to_fully_connected(graph);
+  passes::verify_after("conv1x1_to_fully_connected", graph);
+  passes::fuse_channel_shuffles(graph);
+  passes::verify_after("fuse_channel_shuffles", graph);
+  passes::prune_unused_tensors(graph);
+  passes::verify_after("prune_unused_tensors", graph);
+  return graph;
+}
 
 namespace {
 
@@ -51,7 +55,7 @@ Imported import_model(const CompileOptions& options) {
   Imported imported;
   // 1. The model file (ONNX or .tflite) -> integer IR, in the numerics asked for (the importer's
   // default: ORT's for ONNX, TFLite's for .tflite).
-  imported.graph = import::import_model(options.model);
+  imported.graph = import_graph(options.model);
   if (options.numerics) imported.graph.numerics = *options.numerics;
   passes::check_numerics(imported.graph);
   if (options.fold_pad) {

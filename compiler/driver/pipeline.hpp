@@ -80,6 +80,12 @@ struct CompiledModel {
 // the cap (the message gives the minimum reachable and the tensors that hold it there).
 CompiledModel compile_model(const CompileOptions& options);
 
+// Step 1 without the options: the model file (ONNX or .tflite, import/) as the IR the passes
+// start from, after the rewrites every model gets (a QOperator Gemm's Reshape + 1x1 Conv + Reshape
+// as one FullyConnected, channel shuffles fused, unused tensors pruned), checked. `tightfit
+// inspect` shows this graph.
+ir::Graph import_graph(const std::string& path);
+
 // Writes NAME.hpp, NAME.cpp and the report files into `dir`, all or nothing (util/write_files.hpp).
 void write_outputs(const CompiledModel& model, const std::string& dir, const std::string& name);
 

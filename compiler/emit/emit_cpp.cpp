@@ -12,7 +12,7 @@
 #include <tightfit/kernels.hpp>
 
 #include "error.hpp"
-#include "emit/emission.hpp"
+#include "ops/emission.hpp"
 #include "ops/operator.hpp"
 #include "schedule/lifetimes.hpp"
 #include "util/model_text.hpp"
@@ -31,7 +31,7 @@ const char* quantize_function(const ir::Graph& g) {
 
 class Emitter : public Emission {
  public:
-  using Emission::Emission;
+  Emitter(EmissionState& state, const schedule::Lifetimes& lifetimes) : Emission(state), lt_(lifetimes) {}
 
   EmittedCode run() {
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
@@ -49,6 +49,8 @@ class Emitter : public Emission {
   }
 
  private:
+  const schedule::Lifetimes& lt_;
+
   // Whether the plan puts the output of step `index` above the input it overlaps: then its
   // kernel runs backwards (the up distance of kernels.hpp).
   bool runs_backwards(int index) const {
@@ -224,7 +226,7 @@ class Emitter : public Emission {
                        t.elements(), t.layout == ir::Layout::ChannelsLast ? "true" : "false",
                        t.float_at_boundary || t.dtype == DType::Float32 ? "true" : "false");
       if (options_.io_in_arena) {
-        const int buffer = lt_.tensor_buffer[b.tensor];
+        const int buffer = tensor_buffer_[b.tensor];
         const plan::Placement& at = plan_.placements[buffer];
         const std::string a = arena_name(at.region);
         // Through void*: the buffer's offset is a multiple of its element's size (-Wcast-align).
@@ -234,7 +236,7 @@ class Emitter : public Emission {
             b.what == "input" ? type : "const " + type, b.what, b.index, a, at.offset);
       }
       const std::string holder =
-          options_.io_in_arena ? arena_name(plan_.placements[lt_.tensor_buffer[b.tensor]].region) : "";
+          options_.io_in_arena ? arena_name(plan_.placements[tensor_buffer_[b.tensor]].region) : "";
       if (b.what == "input")
         h += fmt::format("void set_input_{}(const float* onnx_order{});\n", b.index,
                          options_.io_in_arena ? fmt::format(", std::uint8_t* {0} = {0}_storage", holder)
@@ -258,7 +260,7 @@ class Emitter : public Emission {
       const bool input = b.what == "input";
       std::string target;
       if (options_.io_in_arena) {
-        const plan::Placement& at = plan_.placements[lt_.tensor_buffer[b.tensor]];
+        const plan::Placement& at = plan_.placements[tensor_buffer_[b.tensor]];
         target = fmt::format("static_cast<{0}{1}*>(static_cast<{0}void*>({2} + {3}))", input ? "" : "const ", type,
                              arena_name(at.region), at.offset);
       } else {
@@ -279,7 +281,7 @@ class Emitter : public Emission {
         zp_text = fmt::format("{}ZeroPoints[{}]", info, channel);
       }
       const std::string holder =
-          options_.io_in_arena ? arena_name(plan_.placements[lt_.tensor_buffer[b.tensor]].region) : "";
+          options_.io_in_arena ? arena_name(plan_.placements[tensor_buffer_[b.tensor]].region) : "";
       if (input)
         s += fmt::format("\nvoid set_input_{}(const float* onnx_order, {}) {{\n  {}* q = {};\n", b.index,
                          options_.io_in_arena ? "std::uint8_t* " + holder : type + "* input", type, target);
@@ -370,8 +372,9 @@ std::uint64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node) {
 
 EmittedCode emit_cpp(const ir::Graph& graph, const schedule::Lifetimes& lifetimes, const plan::Plan& plan,
                      const std::vector<Arena>& arenas, const EmitOptions& options) {
-  EmissionState state(graph, lifetimes, plan, arenas, options, schedule::view_roots(graph));
-  return Emitter(state).run();
+  EmissionState state(graph, lifetimes.tensor_buffer, lifetimes.node_scratch, plan, arenas, options,
+                      schedule::view_roots(graph));
+  return Emitter(state, lifetimes).run();
 }
 
 }  // namespace tightfit::emit

@@ -11,24 +11,11 @@
 #include <vector>
 
 #include "ir/ir.hpp"
+#include "ops/emission.hpp"
 #include "plan/planner.hpp"
 #include "schedule/lifetimes.hpp"
 
 namespace tightfit::emit {
-
-// One mutable array of the generated code: a planned region.
-struct Arena {
-  std::string region;   // the region's name
-  std::uint64_t bytes;  // its planned peak
-  std::string section;  // linker section, or empty for plain .bss
-};
-
-struct EmitOptions {
-  std::string name;             // namespace and file stem
-  std::string model;            // the source model, for the header comment
-  std::string weights_section;  // empty: .rodata
-  bool io_in_arena = true;
-};
 
 struct EmittedCode {
   std::string header;
@@ -37,10 +24,6 @@ struct EmittedCode {
   std::uint64_t schedule_bytes = 0;       // the kernels' parameter blocks
   std::uint64_t code_estimate_bytes = 0;  // run() and the kernels it calls (an estimate)
 };
-
-// The C++ name of a region's arena in the generated code ("<name>_storage" is its built-in array):
-// "arena" when there is one region, else "arena_<region>".
-std::string arena_name(std::size_t region_count, const std::string& region);
 
 // Bytes of scratch memory the kernel chosen for `node` needs during its step (0 for most).
 std::uint64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node);

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "emit/emission.hpp"
+#include "ops/emission.hpp"
 
 namespace tightfit::emit {
 
-std::string harness(const driver::CompiledModel& m, const std::string& name, bool io_in_arena) {
+std::string harness(const ir::Graph& graph, const std::vector<std::string>& regions, const std::string& name,
+                    bool io_in_arena) {
   std::string s =
       fmt::format("#include \"{}.hpp\"\n\n#include <cstdio>\n#include <cstring>\n#include <vector>\n\n", name);
   s += "static std::vector<char> read(const char* dir, const char* file) {\n"
@@ -20,17 +21,17 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
        "  std::FILE* f = std::fopen(path, \"wb\");\n  if (!f) return false;\n"
        "  const bool ok = std::fwrite(data, 1, bytes, f) == bytes;\n  return std::fclose(f) == 0 && ok;\n}\n\n";
   const std::string ns = name + "::";
-  for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) {
-    const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
+    const ir::Tensor& t = graph.tensors[graph.inputs[i]];
     if (!io_in_arena) s += fmt::format("static {} input_{}[{}];\n", ctype(t.dtype), i, t.elements());
   }
-  for (std::size_t i = 0; i < m.graph.outputs.size(); ++i) {
-    const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i) {
+    const ir::Tensor& t = graph.tensors[graph.outputs[i]];
     if (!io_in_arena) s += fmt::format("static {} output_{}[{}];\n", ctype(t.dtype), i, t.elements());
   }
   s += "\nint main(int argc, char** argv) {\n  if (argc != 2) return 2;\n  const char* dir = argv[1];\n";
-  for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) {
-    const ir::Tensor& t = m.graph.tensors[m.graph.inputs[i]];
+  for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
+    const ir::Tensor& t = graph.tensors[graph.inputs[i]];
     const std::string dst = io_in_arena ? fmt::format("{}input_{}()", ns, i) : fmt::format("input_{}", i);
     const std::string extra = io_in_arena ? "" : fmt::format(", input_{}", i);
     s += fmt::format(
@@ -49,14 +50,14 @@ std::string harness(const driver::CompiledModel& m, const std::string& name, boo
     s += fmt::format("  {}run();\n", ns);
   } else {
     std::string args;
-    for (std::size_t r = 0; r < m.regions.size(); ++r)
-      args += (r ? ", " : "") + fmt::format("{}{}_storage", ns, arena_name(m.regions.size(), m.regions[r].name));
-    for (std::size_t i = 0; i < m.graph.inputs.size(); ++i) args += fmt::format(", input_{}", i);
-    for (std::size_t i = 0; i < m.graph.outputs.size(); ++i) args += fmt::format(", output_{}", i);
+    for (std::size_t r = 0; r < regions.size(); ++r)
+      args += (r ? ", " : "") + fmt::format("{}{}_storage", ns, arena_name(regions.size(), regions[r]));
+    for (std::size_t i = 0; i < graph.inputs.size(); ++i) args += fmt::format(", input_{}", i);
+    for (std::size_t i = 0; i < graph.outputs.size(); ++i) args += fmt::format(", output_{}", i);
     s += fmt::format("  {}run({});\n", ns, args);
   }
-  for (std::size_t i = 0; i < m.graph.outputs.size(); ++i) {
-    const ir::Tensor& t = m.graph.tensors[m.graph.outputs[i]];
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i) {
+    const ir::Tensor& t = graph.tensors[graph.outputs[i]];
     const std::string src = io_in_arena ? fmt::format("{}output_{}()", ns, i) : fmt::format("output_{}", i);
     if (t.float_at_boundary) {
       s += fmt::format(

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
-#include "driver/pipeline.hpp"
+#include "ir/ir.hpp"
 
 namespace tightfit::emit {
 
-// The harness's source for `model` compiled as `name`; io_in_arena as the model was compiled.
-std::string harness(const driver::CompiledModel& model, const std::string& name, bool io_in_arena);
+// The harness's source for `graph` compiled as `name` with its RAM `regions` (their names, in the
+// plan's order); io_in_arena as the model was compiled.
+std::string harness(const ir::Graph& graph, const std::vector<std::string>& regions, const std::string& name,
+                    bool io_in_arena);
 
 }  // namespace tightfit::emit

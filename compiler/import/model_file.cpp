@@ -24,7 +24,7 @@
 #include <cerrno>
 
 #include "error.hpp"
-#include "import/tensor_data.hpp"
+#include "ops/tensor_data.hpp"
 
 namespace tightfit::import {
 

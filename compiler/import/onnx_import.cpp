@@ -28,9 +28,8 @@
 
 #include "error.hpp"
 #include "import/model_file.hpp"
-#include "import/translator.hpp"
+#include "ops/translator.hpp"
 #include "ops/operator.hpp"
-#include "passes/passes.hpp"
 namespace tightfit::import {
 
 namespace {
@@ -83,13 +82,7 @@ class Importer : public Translator {
     }
     for (const auto& v : graph_.output()) with_context("", [&] { add_graph_output(v.name()); });
     finish_pending_quantization();
-    passes::conv1x1_to_fully_connected(out_);
-    passes::verify_after("conv1x1_to_fully_connected", out_);
-    passes::fuse_channel_shuffles(out_);
-    passes::verify_after("fuse_channel_shuffles", out_);
-    passes::prune_unused_tensors(out_);
     distinct_node_names();
-    passes::verify(out_);
     return std::move(out_);
   }
 

@@ -23,9 +23,8 @@
 
 #include "error.hpp"
 #include "import/model_file.hpp"
-#include "import/shape_rules.hpp"
-#include "import/tensor_data.hpp"
-#include "passes/passes.hpp"
+#include "ops/shape_rules.hpp"
+#include "ops/tensor_data.hpp"
 #include "tflite_schema_generated.h"
 
 namespace tightfit::import {
@@ -152,8 +151,6 @@ class Importer {
       }
     }
     for (const std::int32_t output : *graph_->outputs()) at_tensor("output", output, [&] { add_graph_output(output); });
-    passes::prune_unused_tensors(out_);
-    passes::verify(out_);
     return std::move(out_);
   }
 

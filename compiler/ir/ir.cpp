@@ -49,7 +49,7 @@ const char* op_name(OpKind k) {
 #define TIGHTFIT_OP(name) \
   case OpKind::name:      \
     return #name;
-#include "ops/ops.def"
+#include "ir/ops.def"
 #undef TIGHTFIT_OP
   }
   return "?";

@@ -94,11 +94,11 @@ struct Tensor {
   std::int64_t bytes() const { return elements() * static_cast<std::int64_t>(dtype_size(dtype)); }
 };
 
-// The operators, listed in ops/ops.def; what each node holds is described in its file,
+// The operators, listed in ir/ops.def; what each node holds is described in its file,
 // compiler/ops/<name>.cpp.
 enum class OpKind {
 #define TIGHTFIT_OP(name) name,
-#include "ops/ops.def"
+#include "ir/ops.def"
 #undef TIGHTFIT_OP
 };
 

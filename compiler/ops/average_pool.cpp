@@ -3,8 +3,8 @@
 
 #include "ops/operator.hpp"
 #include "ops/tflite_numerics.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -48,7 +48,7 @@ struct Emit : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t) {
+plan::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t) {
   return overlap_distances(tightfit::average_pool_distance(emit::average_pool_params(g, n)), tightfit::kNoOverlap);
 }
 

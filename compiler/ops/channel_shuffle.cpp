@@ -5,7 +5,7 @@
 // keeps the input's quantization. Kernel channel_shuffle: per pixel of a channels-last tensor
 // (per image of a logical NCHW one). Its output never overlaps its input.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
+#include "ops/emission.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -4,8 +4,8 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -148,7 +148,7 @@ struct EmitFloat : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+plan::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
   return overlap_distances(tightfit::clamp_distance(), tightfit::kNoOverlap);
 }
 
@@ -183,7 +183,7 @@ extern const Operator kClipFloat = [] {
   op.imports = {};
   op.emit = [](EmissionState& s, const std::string& id, const ir::Node& n) { EmitFloat(s).clip_float(id, n); };
   op.overlap = [](const ir::Graph&, const ir::Node&, std::size_t input) {
-    return input == 0 ? overlap_distances(0, tightfit::kNoOverlap) : schedule::OverlapDistances{};
+    return input == 0 ? overlap_distances(0, tightfit::kNoOverlap) : plan::OverlapDistances{};
   };
   op.scratch = nullptr;
   op.shared_kernel = SharedKernel::own;

@@ -4,8 +4,8 @@
 // then compare in float), or float constants. One IEEE comparison per element, so exact; NaN
 // compares false, as in ORT. The condition of an If is such a tensor (ops/if_result.cpp).
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "ops/operator.hpp"
 #include "ops/tflite_numerics.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -116,7 +116,7 @@ Layout layout_of(const ir::Graph& g, const ir::Node& n) {
 
 // The output over an input it copies: the kernel's distance. (A Concat some of whose inputs are
 // written in place has an output live before its step, which the lifetimes never pair.)
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+plan::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
   const Layout layout = layout_of(g, n);
   tightfit::ConcatParams p{};
   p.num_inputs = static_cast<std::int32_t>(n.inputs.size());

@@ -6,8 +6,8 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -225,7 +225,7 @@ struct Emit : Emission {
 };
 
 // The output over input 0 (not over an int32 accumulator output: ConvInteger).
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+plan::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
   if (g.tensors[n.outputs[0]].dtype == ir::DType::Int32 || input != 0) return {};
   const tightfit::ConvParams p = emit::conv_geometry(g, n);
   return overlap_distances(tightfit::conv_distance(p), tightfit::conv_up_distance(p));

@@ -2,8 +2,8 @@
 // the start of a float island: an integer activation -> float32 (tightfit::dequantize, ORT's
 // DequantizeLinear: float(q - zero point) * scale), made by Translator::float_operand.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -5,8 +5,8 @@
 // form: the QDQ form only. Any other Div (by an activation, by a constant of more than one element,
 // of a float island's value, or not quantized after) runs in a float island: tightfit::div_float.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

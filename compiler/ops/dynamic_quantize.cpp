@@ -2,8 +2,8 @@
 // float32 scalar scale, uint8 scalar zero point (outputs 0..2, graph outputs), the parameters
 // computed from x on every run; y is not quantized statically.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -2,8 +2,8 @@
 // form; PyTorch exports GELU as x * 0.5 * (1 + Erf(x / sqrt 2))). The kernel (tightfit::erf_float)
 // is MLAS's MlasErfKernel, which ORT's Erf runs (float_math.hpp).
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 #include "tightfit/kernels.hpp"
 
 namespace tightfit::ops {

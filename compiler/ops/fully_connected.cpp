@@ -4,8 +4,8 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -250,7 +250,7 @@ struct Emit : Emission {
 
 // The output over input 0 (not for a batched B, an int32 accumulator output (MatMulInteger) nor
 // the float form).
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+plan::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
   const ir::Tensor &x = g.tensors[n.inputs[0]], &w = g.tensors[n.inputs[1]];
   const ir::DType y = g.tensors[n.outputs[0]].dtype;
   if (y == ir::DType::Int32 || y == ir::DType::Float32 || w.shape.size() == 3 || input != 0) return {};

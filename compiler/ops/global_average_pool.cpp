@@ -3,8 +3,8 @@
 
 #include "ops/operator.hpp"
 #include "ops/tflite_numerics.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -67,7 +67,7 @@ struct Emit : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+plan::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
   return overlap_distances(tightfit::global_average_pool_distance({}), tightfit::kNoOverlap);
 }
 

@@ -1,7 +1,7 @@
 // LeakyRelu: attrs.alpha; a 256-entry table.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

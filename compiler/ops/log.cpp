@@ -5,8 +5,8 @@
 // island's value, or a dequantized one going on in float, to a float graph output say) they run
 // in float32: tightfit::log_float and exp_float, ORT's own approximations (float_math.hpp).
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 #include "tightfit/kernels.hpp"
 
 namespace tightfit::ops {
@@ -50,7 +50,7 @@ struct Emit : Emission {
 };
 
 // The float kernels write element i from element i alone: in place is fine.
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
+plan::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t input) {
   if (g.tensors[n.outputs[0]].dtype == ir::DType::Float32) return overlap_distances(0, tightfit::kNoOverlap);
   return lookup_overlap(g, n, input);
 }

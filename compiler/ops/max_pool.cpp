@@ -3,8 +3,8 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -40,7 +40,7 @@ struct Emit : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t) {
+plan::OverlapDistances overlap(const ir::Graph& g, const ir::Node& n, std::size_t) {
   return overlap_distances(tightfit::max_pool_distance(emit::max_pool_params(g, n)), tightfit::kNoOverlap);
 }
 

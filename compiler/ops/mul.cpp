@@ -1,7 +1,7 @@
 // Mul: elementwise with numpy broadcasting; inputs: a, b.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

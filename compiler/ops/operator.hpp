@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ir/ir.hpp"
-#include "schedule/lifetimes.hpp"
+#include "plan/planner.hpp"
 
 namespace onnx {
 class NodeProto;
@@ -47,7 +47,7 @@ using EmitRule = void (*)(EmissionState& state, const std::string& id, const ir:
 // above it when the kernel runs backwards: the distances the kernel its emission calls states
 // beside itself (runtime/include/tightfit/kernels.hpp, `*_distance`). The emitted call runs
 // backwards exactly when the plan puts the output above that input.
-using OverlapRule = schedule::OverlapDistances (*)(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+using OverlapRule = plan::OverlapDistances (*)(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 
 // Bytes of scratch memory the kernel of `node` needs during its step (a buffer the planner places;
 // Emission::scratch_pointer gives it to the call).
@@ -159,16 +159,16 @@ const std::vector<const Operator*>& operators();
 const Operator& of(ir::OpKind kind);
 
 // The overlap distances of input `input` of `node` (its operator's OverlapRule; none without one).
-schedule::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+plan::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 
 // A kernel's distances (tightfit::kNoOverlap: not that way) as OverlapDistances.
-schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above);
+plan::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above);
 
 // The overlap rules several operators share: elementwise with broadcasting (Add, Mul, Sub), and a
 // 256-entry table or the requantization of an int32 accumulator (Sigmoid, Tanh, LeakyRelu, Div,
 // Requantize), or the float form of Sigmoid and Tanh.
-schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
-schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+plan::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
+plan::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input);
 
 // The rules several operators share: no MACs; the cost key of the operator's own name; no call
 // (a view).

@@ -1,7 +1,7 @@
 // Pad: attrs.pads (ONNX order: all begins then all ends), constant mode, pad value = zero point.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -4,8 +4,8 @@
 // (tightfit::pow_float) multiplies, x * x or x * x * x, as ORT does for these exponents; other
 // exponents need a pow() the freestanding runtime does not have, and are refused.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 #include "tightfit/kernels.hpp"
 
 namespace tightfit::ops {

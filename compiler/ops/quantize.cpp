@@ -2,8 +2,8 @@
 // end of a float island: a float island's value -> integer (tightfit::quantize, ORT's
 // MlasQuantizeLinear: x / scale rounded half to even, plus the zero point, saturated).
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -4,12 +4,12 @@
 #include "error.hpp"
 #include "ops/operator.hpp"
 #include "tightfit/kernels.hpp"
-#include "emit/emission.hpp"
+#include "ops/emission.hpp"
 
 namespace tightfit::ops {
 
 #define TIGHTFIT_OP(name) extern const Operator k##name;
-#include "ops/ops.def"
+#include "ir/ops.def"
 #undef TIGHTFIT_OP
 
 const char* unstated_rule(const Operator& op) {
@@ -34,7 +34,7 @@ const std::vector<const Operator*>& operators() {
   static const std::vector<const Operator*> table = [] {
     const std::vector<const Operator*> t = {
 #define TIGHTFIT_OP(name) &k##name,
-#include "ops/ops.def"
+#include "ir/ops.def"
 #undef TIGHTFIT_OP
     };
     for (std::size_t i = 0; i < t.size(); ++i) {
@@ -52,25 +52,25 @@ const std::vector<const Operator*>& operators() {
 
 const Operator& of(ir::OpKind kind) { return *operators().at(static_cast<std::size_t>(kind)); }
 
-schedule::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+plan::OverlapDistances overlap_distance(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
   const Operator& op = of(node.op);
-  return op.overlap ? op.overlap(graph, node, input) : schedule::OverlapDistances{};
+  return op.overlap ? op.overlap(graph, node, input) : plan::OverlapDistances{};
 }
 
-schedule::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above) {
+plan::OverlapDistances overlap_distances(std::int32_t below, std::int32_t above) {
   auto bytes = [](std::int32_t d) {
     return d == tightfit::kNoOverlap ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(d));
   };
   return {bytes(below), bytes(above)};
 }
 
-schedule::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+plan::OverlapDistances binary_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
   const std::optional<tightfit::BinaryShape> shape = emit::binary_shape_of(graph, node);
   if (!shape) return {};
   return overlap_distances(tightfit::detail::binary_distance(*shape, static_cast<int>(input)), tightfit::kNoOverlap);
 }
 
-schedule::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
+plan::OverlapDistances lookup_overlap(const ir::Graph& graph, const ir::Node& node, std::size_t input) {
   // The float form of Sigmoid and Tanh: elementwise, each element read before it is written.
   if (graph.tensors[node.inputs[input]].dtype == ir::DType::Float32) return overlap_distances(0, tightfit::kNoOverlap);
   const bool accumulator = graph.tensors[node.inputs[input]].dtype == ir::DType::Int32;

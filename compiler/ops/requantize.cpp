@@ -4,7 +4,7 @@
 // scale, then QuantizeLinear.
 #include "ops/operator.hpp"
 #include "ops/tflite_numerics.hpp"
-#include "emit/emission.hpp"
+#include "ops/emission.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -1,7 +1,7 @@
 // Reshape: a view: the same bytes under a new shape (Reshape, Flatten, Squeeze, Unsqueeze). No code.
 // A Cast to the type its input already has (float32 to float32) is the input itself: no node.
 #include "ops/operator.hpp"
-#include "import/translator.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

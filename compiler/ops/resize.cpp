@@ -1,7 +1,7 @@
 // Resize: nearest; attrs.scales per axis (output = floor(input * scale)).
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 #include "ops/operator.hpp"
 
 namespace tightfit::ops::rnn {

@@ -3,8 +3,8 @@
 // (ORT's MlasComputeLogistic).
 #include "ops/operator.hpp"
 #include "ops/tflite_numerics.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

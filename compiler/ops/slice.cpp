@@ -6,8 +6,8 @@
 #include <tightfit/kernels.hpp>
 
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -113,7 +113,7 @@ struct Emit : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+plan::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
   return overlap_distances(tightfit::slice_distance(), tightfit::kNoOverlap);
 }
 

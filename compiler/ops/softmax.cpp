@@ -4,8 +4,8 @@
 
 #include "ops/operator.hpp"
 #include "ops/tflite_numerics.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {
@@ -96,7 +96,7 @@ struct Emit : Emission {
   }
 };
 
-schedule::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
+plan::OverlapDistances overlap(const ir::Graph&, const ir::Node&, std::size_t) {
   return overlap_distances(tightfit::softmax_distance(), tightfit::kNoOverlap);
 }
 

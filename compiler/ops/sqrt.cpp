@@ -2,8 +2,8 @@
 // quantized form of it). The kernel (tightfit::sqrt_float) is correctly rounded, as std::sqrt:
 // the FPU's VSQRT where the core has one, an integer square root of the significand elsewhere.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 #include "tightfit/kernels.hpp"
 
 namespace tightfit::ops {

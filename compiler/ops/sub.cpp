@@ -2,8 +2,8 @@
 // between DequantizeLinear and QuantizeLinear it computes in float, and so does the kernel
 // (tightfit::sub: dequantize both, subtract, QuantizeLinear), bit-exact. The QDQ form only.
 #include "ops/operator.hpp"
-#include "emit/emission.hpp"
-#include "import/translator.hpp"
+#include "ops/emission.hpp"
+#include "ops/translator.hpp"
 
 namespace tightfit::ops {
 namespace {

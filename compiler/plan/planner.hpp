@@ -76,6 +76,12 @@ struct Overlap {
   std::optional<std::uint64_t> above;
 };
 
+// How far an output may start below (or, run backwards, above) an input and still overlap it:
+// its kernel's distances (an operator's overlap rule, compiler/ops/); none: not that way.
+struct OverlapDistances {
+  std::optional<std::uint64_t> below, above;
+};
+
 struct Problem {
   std::vector<Region> regions;  // fastest first; at least one
   std::vector<Buffer> buffers;

@@ -82,13 +82,13 @@ void add_overlaps(const ir::Graph& g, const LifetimeOptions& options, Lifetimes&
       // A buffer with gaps (an If's) overlaps nothing: the pair's steps would need to be per branch.
       if (!buffers[in].gaps.empty() || !buffers[out].gaps.empty()) continue;
       // A distance must hold for every operand slot that reads this buffer.
-      OverlapDistances d{0, 0};
+      plan::OverlapDistances d{0, 0};
       auto widen = [](std::optional<std::uint64_t>& all, const std::optional<std::uint64_t>& slot) {
         all = all && slot ? std::optional<std::uint64_t>(std::max(*all, *slot)) : std::nullopt;
       };
       for (std::size_t j = 0; j < n.inputs.size(); ++j) {
         if (n.inputs[j] == ir::kNoTensor || result.tensor_buffer[n.inputs[j]] != in) continue;
-        const OverlapDistances slot = options.overlap_distance(n, j);
+        const plan::OverlapDistances slot = options.overlap_distance(n, j);
         widen(d.below, slot.below);
         widen(d.above, slot.above);
       }

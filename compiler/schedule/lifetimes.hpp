@@ -24,18 +24,12 @@
 
 namespace tightfit::schedule {
 
-// How far an output may start below (or, run backwards, above) an input and still overlap it:
-// its kernel's distances; none: not that way.
-struct OverlapDistances {
-  std::optional<std::uint64_t> below, above;
-};
-
 struct LifetimeOptions {
   std::uint32_t alignment = 4;  // bytes; every buffer's offset is a multiple of it
   bool io_in_arena = true;      // false: graph inputs and outputs live in buffers the user owns
   // The overlap distances of input `input` of a node; empty: no output overlaps an input
   // (--no-overlap).
-  std::function<OverlapDistances(const ir::Node&, std::size_t input)> overlap_distance;
+  std::function<plan::OverlapDistances(const ir::Node&, std::size_t input)> overlap_distance;
 };
 
 struct Lifetimes {

@@ -1,10 +1,10 @@
-// The parameter blocks the emitter writes (compiler/emit/params_block.hpp) against the runtime's
+// The parameter blocks the emitter writes (compiler/ops/params_block.hpp) against the runtime's
 // structs: the generated code initializes each block positionally, so the order the emitter writes
 // a block's fields in must be the order its struct declares them in. Both come from the block's
 // field list (runtime/include/tightfit/params.hpp); these tests fail when a struct stops following
 // its list, or the initializer stops following the struct's memory.
 #define CATCH_CONFIG_MAIN
-#include "emit/params_block.hpp"
+#include "ops/params_block.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstddef>

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "error.hpp"
-#include "import/onnx_import.hpp"
+#include "driver/pipeline.hpp"
 #include "ops/operator.hpp"
 
 using namespace tightfit;
@@ -14,7 +14,7 @@ using namespace tightfit;
 namespace {
 
 ir::Graph import_good(const std::string& name) {
-  return import::import_onnx(std::string(IMPORT_TEST_DIR) + "/good/" + name);
+  return driver::import_graph(std::string(IMPORT_TEST_DIR) + "/good/" + name);
 }
 
 const ir::Tensor& input_tensor(const ir::Graph& g, const ir::Node& n, std::size_t i) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "error.hpp"
-#include "import/onnx_import.hpp"
+#include "driver/pipeline.hpp"
 #include "ops/operator.hpp"
 
 namespace fs = std::filesystem;
@@ -31,7 +31,7 @@ nlohmann::json read_manifest() {
 }
 
 ir::Graph import_model(const nlohmann::json& m) {
-  return import::import_onnx((kModels / m.at("file").get<std::string>()).string());
+  return driver::import_graph((kModels / m.at("file").get<std::string>()).string());
 }
 
 // Everything about a tensor but its name.

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "error.hpp"
-#include "import/onnx_import.hpp"
+#include "driver/pipeline.hpp"
 #include "run_tightfit.hpp"
 
 namespace fs = std::filesystem;
@@ -52,7 +52,7 @@ ir::Graph import_node_test(const std::string& test) {
     std::string p;
     ~Remove() { std::remove(p.c_str()); }
   } remove{path};
-  return import::import_onnx(path);
+  return driver::import_graph(path);
 }
 
 std::vector<ir::OpKind> ops(const ir::Graph& g) {
@@ -154,8 +154,8 @@ TEST_CASE(
     std::ofstream out(path, std::ios::binary);
     REQUIRE(model.SerializeToOstream(&out));
   }
-  CHECK_THROWS_WITH(import::import_onnx(path), Catch::Contains("(DynamicQuantizeLinear)") &&
-                                                   Catch::Contains("computed from the data at run time"));
+  CHECK_THROWS_WITH(driver::import_graph(path), Catch::Contains("(DynamicQuantizeLinear)") &&
+                                                    Catch::Contains("computed from the data at run time"));
   std::remove(path.c_str());
 }
 

@@ -81,7 +81,7 @@ TEST_CASE("operators run as a lookup table overlap, tile, clamp and cost as the 
     if (op->shared_kernel != ops::SharedKernel::lookup_table) continue;
     INFO(ir::op_name(op->kind));
     const ir::Graph g = int8_node(op->kind, 1);
-    const schedule::OverlapDistances d = ops::overlap_distance(g, g.nodes[0], 0);
+    const plan::OverlapDistances d = ops::overlap_distance(g, g.nodes[0], 0);
     REQUIRE(d.below.has_value());
     CHECK(*d.below == static_cast<std::uint64_t>(tightfit::lookup_distance()));
     CHECK(op->tile_window == ops::TileWindow::elementwise);
@@ -99,7 +99,7 @@ TEST_CASE("operators run as an elementwise binary kernel overlap, tile and clamp
     INFO(ir::op_name(op->kind));
     const ir::Graph g = int8_node(op->kind, 2);
     for (std::size_t input = 0; input < 2; ++input) {
-      const schedule::OverlapDistances d = ops::overlap_distance(g, g.nodes[0], input);
+      const plan::OverlapDistances d = ops::overlap_distance(g, g.nodes[0], input);
       REQUIRE(d.below.has_value());
       CHECK(*d.below == 0);  // same shapes: element i is read before it is written
     }

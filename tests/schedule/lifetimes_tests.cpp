@@ -43,7 +43,7 @@ ir::Graph chain(bool view_of_a_is_output) {
 
 std::vector<plan::Overlap> overlaps_of(const ir::Graph& g) {
   schedule::LifetimeOptions options;
-  options.overlap_distance = [](const ir::Node&, std::size_t) { return schedule::OverlapDistances{0, 0}; };
+  options.overlap_distance = [](const ir::Node&, std::size_t) { return plan::OverlapDistances{0, 0}; };
   return schedule::compute_lifetimes(
              g, [](const ir::Node&) { return std::uint64_t{0}; }, options)
       .problem.overlaps;

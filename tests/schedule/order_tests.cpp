@@ -15,7 +15,6 @@
 
 #include "driver/pipeline.hpp"
 #include "error.hpp"
-#include "import/onnx_import.hpp"
 #include "schedule/channels_last.hpp"
 #include "schedule/order.hpp"
 
@@ -247,7 +246,7 @@ std::vector<std::string> node_names(const ir::Graph& g) {
 TEST_CASE("with reordering off the nodes run in the file order, and reordering never costs bytes") {
   for (const std::string file : {"inception.qop.onnx", "unet.qdq.onnx", "resnet8.qop.onnx", "dscnn.qop.onnx"}) {
     INFO(file);
-    ir::Graph imported = import::import_onnx(std::string(MODELS_DIR) + "/" + file);
+    ir::Graph imported = driver::import_graph(std::string(MODELS_DIR) + "/" + file);
     schedule::to_channels_last(imported);
     const driver::CompiledModel kept = compile(file, false);
     const driver::CompiledModel reordered = compile(file, true);
@@ -272,7 +271,7 @@ TEST_CASE("tightfit compile --no-reorder writes the file order and says so in th
   std::ifstream in(dir + "/m.report.json");
   const nlohmann::json report = nlohmann::json::parse(in);
   std::filesystem::remove_all(dir);
-  ir::Graph imported = import::import_onnx(std::string(MODELS_DIR) + "/inception.qop.onnx");
+  ir::Graph imported = driver::import_graph(std::string(MODELS_DIR) + "/inception.qop.onnx");
   schedule::to_channels_last(imported);
   std::vector<std::string> steps;
   for (const auto& step : report["steps"]) steps.push_back(step["node"]);

@@ -7,7 +7,7 @@
 //
 // Each block's fields are written once, as a field list TIGHTFIT_<BLOCK>(X) calling X(type, name)
 // per field in declaration order: the struct is declared from it, and so is the code generator's
-// record of the block's initializer (compiler/emit/params_block.hpp), which writes the fields in
+// record of the block's initializer (compiler/ops/params_block.hpp), which writes the fields in
 // the list's order, so the two cannot disagree on it. TIGHTFIT_PARAMS_BLOCKS names every list.
 //
 // Conventions shared by all kernels (see docs/runtime.md for the full story):

@@ -1,4 +1,4 @@
-#include "import/shape_rules.hpp"
+#include "ops/shape_rules.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

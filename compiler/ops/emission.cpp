@@ -1,4 +1,4 @@
-#include "emit/emission.hpp"
+#include "ops/emission.hpp"
 
 namespace tightfit::emit {
 

@@ -22,9 +22,8 @@
 #include <vector>
 
 #include "error.hpp"
-#include "import/onnx_import.hpp"
-#include "import/shape_rules.hpp"
-#include "import/tensor_data.hpp"
+#include "ops/shape_rules.hpp"
+#include "ops/tensor_data.hpp"
 #include "ir/ir.hpp"
 
 namespace tightfit::import {

@@ -18,11 +18,10 @@
 
 #include <tightfit/host.hpp>
 
-#include "emit/emit_cpp.hpp"
-#include "emit/params_block.hpp"
+#include "ops/params_block.hpp"
 #include "error.hpp"
 #include "ops/operator.hpp"
-#include "schedule/lifetimes.hpp"
+#include "plan/planner.hpp"
 #include "util/model_text.hpp"
 
 namespace tightfit::emit {
@@ -33,6 +32,24 @@ using ir::Node;
 using ir::OpKind;
 using ir::Tensor;
 using ir::TensorId;
+
+// One mutable array of the generated code: a planned region.
+struct Arena {
+  std::string region;   // the region's name
+  std::uint64_t bytes;  // its planned peak
+  std::string section;  // linker section, or empty for plain .bss
+};
+
+struct EmitOptions {
+  std::string name;             // namespace and file stem
+  std::string model;            // the source model, for the header comment
+  std::string weights_section;  // empty: .rodata
+  bool io_in_arena = true;
+};
+
+// The C++ name of a region's arena in the generated code ("<name>_storage" is its built-in array):
+// "arena" when there is one region, else "arena_<region>".
+std::string arena_name(std::size_t region_count, const std::string& region);
 
 // C++ spelling of the element type of a tensor.
 inline const char* ctype(DType t) {
@@ -154,12 +171,20 @@ inline std::optional<tightfit::BinaryShape> binary_shape_of(const Graph& g, cons
 
 // The state of one emission, shared by every Emission working on it.
 struct EmissionState {
-  EmissionState(const Graph& g, const schedule::Lifetimes& lt, const plan::Plan& plan, const std::vector<Arena>& arenas,
-                const EmitOptions& options, std::vector<TensorId> root)
-      : g_(g), lt_(lt), plan_(plan), arenas_(arenas), options_(options), root_(std::move(root)) {}
+  EmissionState(const Graph& g, const std::vector<int>& tensor_buffer, const std::vector<int>& node_scratch,
+                const plan::Plan& plan, const std::vector<Arena>& arenas, const EmitOptions& options,
+                std::vector<TensorId> root)
+      : g_(g),
+        tensor_buffer_(tensor_buffer),
+        node_scratch_(node_scratch),
+        plan_(plan),
+        arenas_(arenas),
+        options_(options),
+        root_(std::move(root)) {}
 
   const Graph& g_;
-  const schedule::Lifetimes& lt_;
+  const std::vector<int>& tensor_buffer_;  // schedule::Lifetimes': each tensor's buffer, or -1
+  const std::vector<int>& node_scratch_;   // and each node's scratch buffer, or -1
   const plan::Plan& plan_;
   const std::vector<Arena>& arenas_;
   const EmitOptions& options_;
@@ -180,7 +205,8 @@ class Emission {
  public:
   explicit Emission(EmissionState& s)
       : g_(s.g_),
-        lt_(s.lt_),
+        tensor_buffer_(s.tensor_buffer_),
+        node_scratch_(s.node_scratch_),
         plan_(s.plan_),
         arenas_(s.arenas_),
         options_(s.options_),
@@ -212,7 +238,7 @@ class Emission {
     std::int64_t slice = 0;  // elements; a tensor may lie in one that lies in another
     for (const Tensor* in = &tensor; in->slice_of != ir::kNoTensor; in = &g_.tensors[in->slice_of])
       slice += in->slice_offset;
-    const int buffer = lt_.tensor_buffer[t];
+    const int buffer = tensor_buffer_[t];
     if (buffer >= 0) {
       const plan::Placement& at = plan_.placements[buffer];
       return fmt::format("tightfit::at<{}>({}, {})", ctype(tensor.dtype), arena_name(at.region),
@@ -230,7 +256,7 @@ class Emission {
   // The scratch buffer the plan gave node `n` (its operator's ScratchRule), as a pointer to
   // `type`, whose elements are `element_bytes` long.
   std::string scratch_pointer(const Node& n, const char* type, std::uint64_t element_bytes) const {
-    const int buffer = lt_.node_scratch.at(static_cast<std::size_t>(&n - g_.nodes.data()));
+    const int buffer = node_scratch_.at(static_cast<std::size_t>(&n - g_.nodes.data()));
     if (buffer < 0) refuse(n, "internal error: the kernel needs scratch memory but none was planned");
     const plan::Placement& at = plan_.placements[buffer];
     if (at.offset % element_bytes != 0)
@@ -444,7 +470,8 @@ class Emission {
  protected:
   // The shared state (EmissionState), under the names the rules use.
   const Graph& g_;
-  const schedule::Lifetimes& lt_;
+  const std::vector<int>& tensor_buffer_;
+  const std::vector<int>& node_scratch_;
   const plan::Plan& plan_;
   const std::vector<Arena>& arenas_;
   const EmitOptions& options_;

@@ -1,4 +1,4 @@
-#include "import/tensor_data.hpp"
+#include "ops/tensor_data.hpp"
 
 #include <fmt/core.h>
 
