@@ -162,22 +162,18 @@ json buffers_json(const CompiledModel& m, const plan::Problem& problem, std::uin
   return buffers;
 }
 
-// Each output allowed over its input, and the bytes the plan lays over it; `shared_at` gets them
-// per step.
-json overlaps_json(const CompiledModel& m, const plan::Problem& problem, std::vector<std::uint64_t>& shared_at) {
+// Each output allowed over its input, and the bytes the plan lays over it; `shared_by_pair` gets
+// them in problem.overlaps' order.
+json overlaps_json(const CompiledModel& m, const plan::Problem& problem, std::vector<std::uint64_t>& shared_by_pair) {
   const ir::Graph& g = m.graph;
   const plan::Plan& p = m.plan;
   const auto& lt = m.lifetimes;
   json overlaps = json::array();
   for (std::size_t k = 0; k < problem.overlaps.size(); ++k) {
     const plan::Overlap& o = problem.overlaps[k];
-    const plan::Placement &out = p.placements[o.output], &in = p.placements[o.input];
-    const std::uint64_t out_top = out.offset + problem.buffers[o.output].size;
-    const std::uint64_t in_top = in.offset + problem.buffers[o.input].size;
-    const bool below = !plan::output_above_input(problem, o, out, in);
-    const std::uint64_t low = std::max(out.offset, in.offset), high = std::min(out_top, in_top);
-    const std::uint64_t shared = out.region == in.region && high > low ? high - low : 0;
-    shared_at[lt.overlap_step[k]] += shared;
+    const bool below = !plan::output_above_input(problem, o, p.placements[o.output], p.placements[o.input]);
+    const std::uint64_t shared = plan::shared_bytes(problem, p, o);
+    shared_by_pair.push_back(shared);
     const ir::Node& n = g.nodes[lt.overlap_step[k]];
     overlaps.push_back({{"step", lt.overlap_step[k]},
                         {"node", n.name},
@@ -191,10 +187,9 @@ json overlaps_json(const CompiledModel& m, const plan::Problem& problem, std::ve
   return overlaps;
 }
 
-// Each step: its node, what its call reads and writes, and what is live there; `live_at` gets the
-// live bytes per step (an output's bytes over its input counted once).
-json steps_json(const CompiledModel& m, const plan::Problem& problem, const std::vector<std::uint64_t>& shared_at,
-                std::vector<std::uint64_t>& live_at) {
+// Each step: its node, what its call reads and writes, and what is live there (`live_at`: the live
+// bytes per step, an output's bytes over its input counted once).
+json steps_json(const CompiledModel& m, const plan::Problem& problem, const std::vector<std::uint64_t>& live_at) {
   const ir::Graph& g = m.graph;
   const auto& lt = m.lifetimes;
   json steps = json::array();
@@ -205,7 +200,6 @@ json steps_json(const CompiledModel& m, const plan::Problem& problem, const std:
     for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
       const plan::Buffer& buf = problem.buffers[b];
       if (!buf.live_at(static_cast<int>(s))) continue;
-      live_at[s] += buf.size;
       if (lt.buffer_tensor[b] == ir::kNoTensor)
         scratch += buf.size;
       else
@@ -220,7 +214,6 @@ json steps_json(const CompiledModel& m, const plan::Problem& problem, const std:
         in_float =
             in_float || (t != ir::kNoTensor && !g.tensors[t].is_constant && g.tensors[t].dtype == ir::DType::Float32);
     if (in_float) float_bytes += scratch;  // a float kernel's scratch holds float32 (LSTM, GRU: states and gates)
-    live_at[s] -= shared_at[s];            // an output over its input: the bytes they share count once
     const cost::Work work = cost::work_of(g, n);  // what the estimate of the step's call reads
     steps.push_back({{"step", s},
                      {"node", n.name},
@@ -270,9 +263,11 @@ json build_report(const CompileOptions& options, const CompiledModel& m, const p
   const plan::Plan& p = m.plan;
   std::uint64_t no_reuse = 0;
   const json buffers = buffers_json(m, problem, no_reuse);
-  std::vector<std::uint64_t> shared_at(m.graph.nodes.size(), 0), live_at(m.graph.nodes.size(), 0);
-  const json overlaps = overlaps_json(m, problem, shared_at);
-  const json steps = steps_json(m, problem, shared_at, live_at);
+  std::vector<std::uint64_t> shared_by_pair;
+  const json overlaps = overlaps_json(m, problem, shared_by_pair);
+  const std::vector<std::uint64_t> live_at =
+      plan::live_bytes_per_step(problem, m.graph.nodes.size(), m.lifetimes.overlap_step, shared_by_pair);
+  const json steps = steps_json(m, problem, live_at);
   const std::uint64_t most_live = live_at.empty() ? 0 : *std::max_element(live_at.begin(), live_at.end());
   json peak_steps = json::array();
   for (std::size_t s = 0; s < live_at.size(); ++s)

@@ -53,18 +53,9 @@ struct TilingCandidate {
 // share: no plan of that schedule has a step below it.
 std::vector<std::uint64_t> least_live_bytes(const schedule::Lifetimes& lifetimes, std::size_t steps) {
   const plan::Problem& p = lifetimes.problem;
-  std::vector<std::uint64_t> live(steps, 0);
-  for (const plan::Buffer& b : p.buffers)
-    for (int v = b.first_step; v <= b.last_step; ++v)
-      if (b.live_at(v)) live[static_cast<std::size_t>(v)] += b.size;
-  for (std::size_t k = 0; k < p.overlaps.size(); ++k) {
-    const plan::Overlap& o = p.overlaps[k];
-    const std::uint64_t out = p.buffers[o.output].size, in = p.buffers[o.input].size;
-    const std::uint64_t shared = std::max(o.below && *o.below < out ? std::min(out - *o.below, in) : 0,
-                                          o.above && *o.above < in ? std::min(in - *o.above, out) : 0);
-    live[static_cast<std::size_t>(lifetimes.overlap_step[k])] -= shared;
-  }
-  return live;
+  std::vector<std::uint64_t> most_shared;
+  for (const plan::Overlap& o : p.overlaps) most_shared.push_back(plan::most_shared_bytes(p, o));
+  return plan::live_bytes_per_step(p, steps, lifetimes.overlap_step, most_shared);
 }
 
 // Every stage (the nodes of a run of steps, passes::stage_of_steps()) in every band count of the

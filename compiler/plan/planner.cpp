@@ -426,6 +426,32 @@ std::uint64_t live_sum_lower_bound(const Problem& problem, int* step) {
   return detail::live_sum_bound(items_of(problem, members), step);
 }
 
+std::vector<std::uint64_t> live_bytes_per_step(const Problem& problem, std::size_t steps,
+                                               const std::vector<int>& overlap_step,
+                                               const std::vector<std::uint64_t>& shared) {
+  std::vector<std::uint64_t> live(steps, 0);
+  for (const Buffer& b : problem.buffers)
+    for (int v = b.first_step; v <= b.last_step; ++v)
+      if (b.live_at(v)) live[static_cast<std::size_t>(v)] += b.size;
+  for (std::size_t k = 0; k < problem.overlaps.size(); ++k)
+    live[static_cast<std::size_t>(overlap_step[k])] -= shared[k];
+  return live;
+}
+
+std::uint64_t most_shared_bytes(const Problem& problem, const Overlap& o) {
+  const std::uint64_t out = problem.buffers[o.output].size, in = problem.buffers[o.input].size;
+  return std::max(o.below && *o.below < out ? std::min(out - *o.below, in) : 0,
+                  o.above && *o.above < in ? std::min(in - *o.above, out) : 0);
+}
+
+std::uint64_t shared_bytes(const Problem& problem, const Plan& plan, const Overlap& o) {
+  const Placement &out = plan.placements[o.output], &in = plan.placements[o.input];
+  const std::uint64_t low = std::max(out.offset, in.offset);
+  const std::uint64_t high =
+      std::min(out.offset + problem.buffers[o.output].size, in.offset + problem.buffers[o.input].size);
+  return out.region == in.region && high > low ? high - low : 0;
+}
+
 Plan greedy_by_size(const Problem& problem, std::uint64_t size_granule) {
   check_problem(problem);
   // TFLite Micro has one arena: everything not pinned elsewhere goes to the first region.

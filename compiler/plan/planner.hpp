@@ -160,4 +160,18 @@ Plan greedy_by_size(const Problem& problem, std::uint64_t size_granule = kTflmSi
 // `step`, when given, receives a step where it is reached.
 std::uint64_t live_sum_lower_bound(const Problem& problem, int* step = nullptr);
 
+// The bytes live at each of steps 0 .. steps-1, less what each overlap pair k saves at its step
+// (`overlap_step[k]`): `shared[k]` bytes. The report's live bytes per step (with the bytes the
+// plan lays over each other, shared_bytes()) and the tiling search's bound (with the most each
+// pair may share, most_shared_bytes()) are this one sum.
+std::vector<std::uint64_t> live_bytes_per_step(const Problem& problem, std::size_t steps,
+                                               const std::vector<int>& overlap_step,
+                                               const std::vector<std::uint64_t>& shared);
+
+// The most bytes pair `o`'s output and input can share: what its distances allow.
+std::uint64_t most_shared_bytes(const Problem& problem, const Overlap& o);
+
+// The bytes pair `o`'s output and input share in `plan`.
+std::uint64_t shared_bytes(const Problem& problem, const Plan& plan, const Overlap& o);
+
 }  // namespace tightfit::plan
