@@ -36,11 +36,6 @@ const Table& table() {
   return parsed;
 }
 
-// An input of a copy that its producer wrote in place (passes/zero_copy_concat.cpp): the copy skips it.
-bool written_in_place(const ir::Graph& graph, const ir::Node& node, ir::TensorId input) {
-  return ops::of(node.op).cost_work == ops::CostWork::copies_inputs && graph.tensors[input].slice_of == node.outputs[0];
-}
-
 }  // namespace
 
 std::string kernel_of(const ir::Graph& graph, const ir::Node& node) { return ops::of(node.op).cost_key(graph, node); }
@@ -49,7 +44,7 @@ Work work_of(const ir::Graph& graph, const ir::Node& node) {
   Work w;
   w.macs = ops::macs(graph, node);
   for (const ir::TensorId t : node.inputs)
-    if (t != ir::kNoTensor && !graph.tensors[t].is_constant && !written_in_place(graph, node, t))
+    if (t != ir::kNoTensor && !graph.tensors[t].is_constant && !graph.written_in_place(node, t))
       w.input_bytes += graph.tensors[t].bytes();
   // A copy writes the bytes it copies; every other call its whole outputs.
   const ops::CostWork rule = ops::of(node.op).cost_work;

@@ -58,6 +58,14 @@ std::vector<std::uint64_t> least_live_bytes(const schedule::Lifetimes& lifetimes
   return plan::live_bytes_per_step(p, steps, lifetimes.overlap_step, most_shared);
 }
 
+// `count` of `items` spread evenly, the last always among them; all of them when they are no more.
+std::vector<std::size_t> spread(const std::vector<std::size_t>& items, std::size_t count) {
+  if (items.size() <= count) return items;
+  std::vector<std::size_t> kept;
+  for (std::size_t k = 0; k < count; ++k) kept.push_back(items[(k + 1) * items.size() / count - 1]);
+  return kept;
+}
+
 // Every stage (the nodes of a run of steps, passes::stage_of_steps()) in every band count of the
 // scheduled `graph`, with the MACs it adds and the bound it leaves. Only stages that can bring the
 // bound below `arena`: the bands replace the stage's steps, and every step outside them keeps what
@@ -252,8 +260,7 @@ struct TilingSearch {
     for (std::size_t i = 0; i < candidates.size(); ++i)
       if (candidates[i].bound < (frontier.empty() ? untiled_arena : candidates[frontier.back()].bound))
         frontier.push_back(i);
-    for (std::size_t k = 0; k < std::min(frontier.size(), kCostLevels); ++k)
-      plan_uncapped(frontier[frontier.size() <= kCostLevels ? k : (k + 1) * frontier.size() / kCostLevels - 1]);
+    for (const std::size_t i : spread(frontier, kCostLevels)) plan_uncapped(i);
   }
 
   // The fewest extra MACs whose plan fits `regions`' caps: kTilingPlans of the candidates whose
@@ -298,8 +305,7 @@ struct TilingSearch {
     std::vector<std::size_t> rows;  // planned candidates by extra MACs (then index: `candidates` order)
     for (const auto& p : planned)
       if (p.second.first < (rows.empty() ? untiled_arena : planned[rows.back()].first)) rows.push_back(p.first);
-    for (std::size_t k = 0; k < std::min(rows.size(), kCostLevels); ++k) {
-      const std::size_t i = rows[rows.size() <= kCostLevels ? k : (k + 1) * rows.size() / kCostLevels - 1];
+    for (const std::size_t i : spread(rows, kCostLevels)) {
       const auto& [arena, tiled] = planned[i];
       table.push_back({Technique::tiling, arena, tiled.tiled_macs - tiled.macs, candidates[i].instructions, tiled});
     }

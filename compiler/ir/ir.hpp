@@ -180,7 +180,12 @@ struct Graph {
   std::vector<TensorId> outputs;
   std::vector<std::string> batch_pinned;  // graph inputs whose symbolic dimension 0 became 1
 
-  bool has_if() const;  // some node is guarded: the schedule holds an If's branches
+  bool has_if() const;
+  // Whether input `input` of `reader` was written in place into its output by its producer (a
+  // Concat input, passes/zero_copy_concat.cpp): the reader has nothing to copy for it.
+  bool written_in_place(const Node& reader, TensorId input) const {
+    return tensors[input].slice_of == reader.outputs[0];
+  }  // some node is guarded: the schedule holds an If's branches
 
   // Arithmetic helpers used by inspect, the planner front end and the report.
   std::int64_t weight_bytes(const Node& n) const;  // bytes of its constant inputs

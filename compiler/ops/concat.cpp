@@ -139,7 +139,7 @@ struct Emit : Emission {
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const Tensor& x = in(n, i);
       require_per_tensor(n, x);
-      if (x.slice_of == n.outputs[0]) {
+      if (g_.written_in_place(n, n.inputs[i])) {
         inputs.push_back("nullptr");
         tables.push_back("nullptr");
         ++in_place;
@@ -177,8 +177,8 @@ struct Emit : Emission {
 // The concat kernel, or no call when every input was written in place by its producer
 // (passes/zero_copy_concat.cpp): nothing is left to copy.
 std::string concat_kernel(const ir::Graph& g, const ir::Node& n) {
-  const bool all_in_place = std::all_of(n.inputs.begin(), n.inputs.end(),
-                                        [&](ir::TensorId t) { return g.tensors[t].slice_of == n.outputs[0]; });
+  const bool all_in_place =
+      std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::TensorId t) { return g.written_in_place(n, t); });
   return all_in_place ? "" : ir::op_name(n.op);
 }
 

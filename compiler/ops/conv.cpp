@@ -46,10 +46,7 @@ struct Import : Translator {
           fmt::format("kernel_shape {} differs from the weight's {}", shape_text(kernel), shape_text(win.kernel)));
     const Shape spatial = window_output(x, win, string_attr(n, "auto_pad", "NOTSET"));
     y = {x[0], w[0], spatial[0], spatial[1]};
-    a.kernel_shape = win.kernel;
-    a.strides = win.strides;
-    a.dilations = win.dilations;
-    a.pads = win.pads;
+    set_window(a, win);
     return a;
   }
 

@@ -105,15 +105,22 @@ inline tightfit::ConvParams conv_geometry(const Graph& g, const Node& n) {
   return p;
 }
 
-inline tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
+// The fields every pool's block begins with (TIGHTFIT_POOL_WINDOW_PARAMS of params.hpp).
+template <typename PoolParams>
+void fill_pool_window(PoolParams& p, const Graph& g, const Node& n) {
   const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
   const auto& a = n.attrs;
-  tightfit::MaxPoolParams p{};
   p.batch = i32(x.shape[0]);
   p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.channels = i32(x.shape[3]);
   p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]);
   p.kernel_h = i32(a.kernel_shape[0]), p.kernel_w = i32(a.kernel_shape[1]);
   p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
+}
+
+inline tightfit::MaxPoolParams max_pool_params(const Graph& g, const Node& n) {
+  const auto& a = n.attrs;
+  tightfit::MaxPoolParams p{};
+  fill_pool_window(p, g, n);
   p.dilation_h = i32(attr_or(a.dilations, 0, 1)), p.dilation_w = i32(attr_or(a.dilations, 1, 1));
   p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
   return p;
@@ -123,11 +130,7 @@ inline tightfit::AveragePoolParams average_pool_params(const Graph& g, const Nod
   const Tensor &x = g.tensors[n.inputs[0]], &y = g.tensors[n.outputs[0]];
   const auto& a = n.attrs;
   tightfit::AveragePoolParams p{};
-  p.batch = i32(x.shape[0]);
-  p.in_h = i32(x.shape[1]), p.in_w = i32(x.shape[2]), p.channels = i32(x.shape[3]);
-  p.out_h = i32(y.shape[1]), p.out_w = i32(y.shape[2]);
-  p.kernel_h = i32(a.kernel_shape[0]), p.kernel_w = i32(a.kernel_shape[1]);
-  p.stride_h = i32(attr_or(a.strides, 0, 1)), p.stride_w = i32(attr_or(a.strides, 1, 1));
+  fill_pool_window(p, g, n);
   p.pad_top = i32(attr_or(a.pads, 0, 0)), p.pad_left = i32(attr_or(a.pads, 1, 0));
   p.pad_bottom = i32(attr_or(a.pads, 2, 0)), p.pad_right = i32(attr_or(a.pads, 3, 0));
   p.count_include_pad = a.count_include_pad ? 1 : 0;

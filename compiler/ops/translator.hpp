@@ -711,6 +711,15 @@ class Translator {
     return q;
   }
 
+  // A window's attributes (its shape resolved by window_output()), as the IR keeps them.
+  static void set_window(ir::Attrs& a, const Window& win) {
+    a.kernel_shape = win.kernel;
+    a.strides = win.strides;
+    a.dilations = win.dilations;
+    a.pads = win.pads;
+    a.ceil_mode = win.ceil_mode;
+  }
+
   // Pool attributes and output shape (AveragePool, MaxPool and their QLinear forms).
   ir::Attrs pool_attrs(const NodeProto& n, const Shape& x, Shape& y) const {
     ir::Attrs a;
@@ -719,11 +728,7 @@ class Translator {
     if (win.kernel.empty()) throw Error("attribute kernel_shape is missing");
     const Shape spatial = window_output(x, win, string_attr(n, "auto_pad", "NOTSET"));
     y = {x[0], x[1], spatial[0], spatial[1]};
-    a.kernel_shape = win.kernel;
-    a.strides = win.strides;
-    a.dilations = win.dilations;
-    a.pads = win.pads;
-    a.ceil_mode = win.ceil_mode;
+    set_window(a, win);
     a.count_include_pad = int_attr(n, "count_include_pad", 0) != 0;
     return a;
   }

@@ -137,9 +137,8 @@ Node make_transpose(const Graph& g, const std::string& name, TensorId in, Tensor
   t.inputs = {in};
   t.outputs = {out};
   t.attrs.perm.assign(perm.begin(), perm.end());
-  const bool is_unsigned = g.tensors[in].dtype == ir::DType::UInt8;
-  t.attrs.act_min = is_unsigned ? 0 : -128;
-  t.attrs.act_max = is_unsigned ? 255 : 127;
+  t.attrs.act_min = static_cast<std::int32_t>(ir::dtype_range(g.tensors[in].dtype).min);
+  t.attrs.act_max = static_cast<std::int32_t>(ir::dtype_range(g.tensors[in].dtype).max);
   return t;
 }
 

@@ -172,18 +172,37 @@ struct FullyConnectedParams {
 };
 
 // ---------------------------------------------------------------------------
+// An image in and one out with as many channels (pools, resize): their first fields.
+#define TIGHTFIT_IMAGE_IN_OUT_PARAMS(X) \
+  X(int32_t, batch)                     \
+  X(int32_t, in_h)                      \
+  X(int32_t, in_w)                      \
+  X(int32_t, channels)                  \
+  X(int32_t, out_h)                     \
+  X(int32_t, out_w)
+
+// A requantization through float (ORT's way for its float-computing QLinear kernels): the input's
+// scale and zero point, the output's, and the clamp (a fused Relu/Clip's; the type's range
+// without one).
+#define TIGHTFIT_FLOAT_REQUANTIZE_PARAMS(X) \
+  X(float, input_scale)                     \
+  X(int32_t, input_zero_point)              \
+  X(float, output_scale)                    \
+  X(int32_t, output_zero_point)             \
+  X(int32_t, output_min)                    \
+  X(int32_t, output_max)
+
+// The window of a pool: the first fields of max and average pooling alike.
+#define TIGHTFIT_POOL_WINDOW_PARAMS(X) \
+  TIGHTFIT_IMAGE_IN_OUT_PARAMS(X)      \
+  X(int32_t, kernel_h)                 \
+  X(int32_t, kernel_w)                 \
+  X(int32_t, stride_h)                 \
+  X(int32_t, stride_w)
+
 // Max pooling (ONNX MaxPool on int8/uint8): exact, pads never win.
 #define TIGHTFIT_MAX_POOL_PARAMS(X) \
-  X(int32_t, batch)                 \
-  X(int32_t, in_h)                  \
-  X(int32_t, in_w)                  \
-  X(int32_t, channels)              \
-  X(int32_t, out_h)                 \
-  X(int32_t, out_w)                 \
-  X(int32_t, kernel_h)              \
-  X(int32_t, kernel_w)              \
-  X(int32_t, stride_h)              \
-  X(int32_t, stride_w)              \
+  TIGHTFIT_POOL_WINDOW_PARAMS(X)    \
   X(int32_t, dilation_h)            \
   X(int32_t, dilation_w)            \
   X(int32_t, pad_top)               \
@@ -197,27 +216,13 @@ struct MaxPoolParams {
 // covers the whole image with no pads ORT switches to its integer global
 // average pool, and so does this kernel (same results as ORT either way).
 #define TIGHTFIT_AVERAGE_POOL_PARAMS(X) \
-  X(int32_t, batch)                     \
-  X(int32_t, in_h)                      \
-  X(int32_t, in_w)                      \
-  X(int32_t, channels)                  \
-  X(int32_t, out_h)                     \
-  X(int32_t, out_w)                     \
-  X(int32_t, kernel_h)                  \
-  X(int32_t, kernel_w)                  \
-  X(int32_t, stride_h)                  \
-  X(int32_t, stride_w)                  \
+  TIGHTFIT_POOL_WINDOW_PARAMS(X)        \
   X(int32_t, pad_top)                   \
   X(int32_t, pad_left)                  \
   X(int32_t, pad_bottom)                \
   X(int32_t, pad_right)                 \
   X(int32_t, count_include_pad)         \
-  X(float, input_scale)                 \
-  X(int32_t, input_zero_point)          \
-  X(float, output_scale)                \
-  X(int32_t, output_zero_point)         \
-  X(int32_t, output_min)                \
-  X(int32_t, output_max) /* a fused Relu/Clip's clamp; the type's range without one */
+  TIGHTFIT_FLOAT_REQUANTIZE_PARAMS(X)
 struct AveragePoolParams {
   TIGHTFIT_AVERAGE_POOL_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
@@ -349,24 +354,22 @@ struct SubParams {
   TIGHTFIT_SUB_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
 
-// ReduceMean between DequantizeLinear and QuantizeLinear over any axes of a
-// tensor of up to 4 dims (pad with leading 1s), in the arena's order.  Output
-// element (i0..i3) over kept_dims is the mean of the input over reduced_dims
-// around it: input element sum(in_strides[d] * (i_d + j_d)), output element
-// sum(out_strides[d] * i_d).  A dim is kept (reduced_dims[d] == 1) or reduced
-// (kept_dims[d] == 1); out_strides place the kept dims in the output's order.
-#define TIGHTFIT_REDUCE_MEAN_PARAMS(X)            \
-  X(Int32x4, kept_dims)                           \
-  X(Int32x4, reduced_dims)                        \
-  X(Int32x4, in_strides)                          \
-  X(Int32x4, out_strides)                         \
-  X(int32_t, count) /* product of reduced_dims */ \
-  X(float, input_scale)                           \
-  X(int32_t, input_zero_point)                    \
-  X(float, output_scale)                          \
-  X(int32_t, output_zero_point)                   \
-  X(int32_t, output_min)                          \
-  X(int32_t, output_max)
+// A reduction (ReduceMean's, MEAN's) over any axes of a tensor of up to 4 dims (pad with leading
+// 1s), in the arena's order. Output element (i0..i3) over kept_dims is the mean of the input over
+// reduced_dims around it: input element sum(in_strides[d] * (i_d + j_d)), output element
+// sum(out_strides[d] * i_d). A dim is kept (reduced_dims[d] == 1) or reduced (kept_dims[d] == 1);
+// out_strides place the kept dims in the output's order.
+#define TIGHTFIT_REDUCE_GEOMETRY_PARAMS(X) \
+  X(Int32x4, kept_dims)                    \
+  X(Int32x4, reduced_dims)                 \
+  X(Int32x4, in_strides)                   \
+  X(Int32x4, out_strides)                  \
+  X(int32_t, count) /* product of reduced_dims */
+
+// ReduceMean between DequantizeLinear and QuantizeLinear: the mean in float, requantized.
+#define TIGHTFIT_REDUCE_MEAN_PARAMS(X) \
+  TIGHTFIT_REDUCE_GEOMETRY_PARAMS(X)   \
+  TIGHTFIT_FLOAT_REQUANTIZE_PARAMS(X)
 struct ReduceMeanParams {
   TIGHTFIT_REDUCE_MEAN_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
@@ -375,16 +378,12 @@ struct ReduceMeanParams {
 // ReduceMeanParams' geometry: the sum of (q - input zero point) over the reduced elements, times
 // a fixed-point multiplier that holds 1/count (tflite_mean_multiplier() in host.hpp), plus the
 // output zero point, clamped.
-#define TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS(X)     \
-  X(Int32x4, kept_dims)                           \
-  X(Int32x4, reduced_dims)                        \
-  X(Int32x4, in_strides)                          \
-  X(Int32x4, out_strides)                         \
-  X(int32_t, count) /* product of reduced_dims */ \
-  X(int32_t, input_zero_point)                    \
-  X(QuantizedMultiplier, multiplier)              \
-  X(int32_t, output_zero_point)                   \
-  X(int32_t, output_min)                          \
+#define TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS(X) \
+  TIGHTFIT_REDUCE_GEOMETRY_PARAMS(X)          \
+  X(int32_t, input_zero_point)                \
+  X(QuantizedMultiplier, multiplier)          \
+  X(int32_t, output_zero_point)               \
+  X(int32_t, output_min)                      \
   X(int32_t, output_max)
 struct ReduceMeanTfliteParams {
   TIGHTFIT_REDUCE_MEAN_TFLITE_PARAMS(TIGHTFIT_DECLARE_FIELD)
@@ -487,12 +486,7 @@ struct TransposeParams {
 // source row / column of each output row / column; the host computes them
 // with resize_nearest_index() exactly as ORT does.
 #define TIGHTFIT_RESIZE_NEAREST_PARAMS(X) \
-  X(int32_t, batch)                       \
-  X(int32_t, in_h)                        \
-  X(int32_t, in_w)                        \
-  X(int32_t, channels)                    \
-  X(int32_t, out_h)                       \
-  X(int32_t, out_w)                       \
+  TIGHTFIT_IMAGE_IN_OUT_PARAMS(X)         \
   X(const int32_t*, h_index)              \
   X(const int32_t*, w_index)              \
   X(int32_t, out_stride) /* elements from one output pixel to the next: pixel_stride(out_stride, channels) */
