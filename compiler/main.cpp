@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   tightfit::add_run_command(app);
   tightfit::add_report_command(app);
   tightfit::add_embed_npy_command(app);
+  tightfit::add_firmware_lines_command(app);
 
   try {
     app.parse(argc, argv);

@@ -129,6 +129,19 @@ std::string visible(std::string_view text, bool keep_lines) {
   return out;
 }
 
+// `text` with each byte outside a well-formed UTF-8 sequence as U+FFFD, as nlohmann::json's
+// error_handler_t::replace writes it.
+std::string valid_utf8(std::string_view text) {
+  std::string valid;
+  valid.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    valid.append(n == 0 ? std::string_view("\xef\xbf\xbd") : text.substr(i, n));
+    i += std::max<std::size_t>(n, 1);
+  }
+  return valid;
+}
+
 }  // namespace
 
 std::string shown(std::string_view text) { return visible(text, false); }
@@ -167,23 +180,18 @@ std::string csv_field(std::string_view text) {
 
 void json_strings(nlohmann::json& doc) {
   if (doc.is_string()) {
-    const std::string& text = doc.get_ref<const std::string&>();
-    std::string valid;
-    bool changed = false;
-    for (std::size_t i = 0; i < text.size();) {
-      const std::size_t n = utf8_length(text, i);
-      if (n == 0) {
-        valid += "\xef\xbf\xbd";  // U+FFFD, as nlohmann::json's error_handler_t::replace writes it
-        changed = true;
-        ++i;
-      } else {
-        valid.append(text, i, n);
-        i += n;
-      }
-    }
-    if (changed) doc = valid;
-  } else if (doc.is_structured()) {
+    std::string& text = doc.get_ref<std::string&>();
+    text = valid_utf8(text);
+  } else if (doc.is_array()) {
     for (auto& item : doc) json_strings(item);
+  } else if (doc.is_object()) {
+    // Keys too: a firmware's lines are keyed by what it printed (`tightfit firmware-lines`).
+    nlohmann::json valid = nlohmann::json::object();
+    for (auto& [key, value] : doc.items()) {
+      json_strings(value);
+      valid[valid_utf8(key)] = std::move(value);
+    }
+    doc = std::move(valid);
   }
 }
 

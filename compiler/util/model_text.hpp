@@ -10,7 +10,8 @@
 //   terminal, error lines    shown           valid UTF-8 with no control character; others as \xNN
 //   XML, SVG, HTML           xml             as shown but keeping tab and line breaks (which XML
 //                                            allows), then & < > " ' as entities
-//   JSON                     json_strings    every string valid UTF-8 (invalid bytes as U+FFFD)
+//   JSON                     json_strings    every string and key valid UTF-8 (invalid bytes as
+//                                            U+FFFD)
 //   planner CSV (--plan-csv) csv_field       as shown, and ',' as \x2c: one field on one line
 //                                            (MiniMalloc's format has no quoting)
 #pragma once

@@ -52,18 +52,20 @@ TEST_CASE("XML text keeps line breaks, shows other control characters and escape
   CHECK(xml("<script>a & 'b'\n\x01</script>") == "&lt;script&gt;a &amp; &#39;b&#39;\n\\x01&lt;/script&gt;");
 }
 
-TEST_CASE("JSON strings become valid UTF-8, invalid bytes replaced by U+FFFD") {
+TEST_CASE("JSON strings and keys become valid UTF-8, invalid bytes replaced by U+FFFD") {
   nlohmann::json doc = {{"node",
                          "a\xff"
                          "b"},
                         {"list", {"ok", "\xc0"}},
-                        {"n", 3}};
+                        {"n", 3},
+                        {"key\xff", "v"}};
   json_strings(doc);
   CHECK(doc["node"] ==
         "a\xef\xbf\xbd"
         "b");
   CHECK(doc["list"][1] == "\xef\xbf\xbd");
   CHECK(doc["n"] == 3);
+  CHECK(doc["key\xef\xbf\xbd"] == "v");
   CHECK_NOTHROW(doc.dump());
 }
 
