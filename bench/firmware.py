@@ -102,12 +102,12 @@ def build_and_run(args, tightfit, model, board, variant, profile=False):
     run(options, build + ".configure.log")
     run(["cmake", "--build", build], build + ".build.log")
     status, output, _ = run_qemu.run_once(BOARDS[board].qemu, BOARDS[board].qemu_machine,
-                                          os.path.join(build, "tightfit_run.elf"), args.timeout)
+                                          os.path.join(build, "tightfit_run.elf"), args.timeout, tightfit=tightfit)
     with open(build + ".qemu.log", "w") as log:
         log.write(output)
     if status != 0:
         raise RuntimeError(f"{tag}: the firmware exited with {status} (log: {build}.qemu.log)")
-    return run_qemu.parse_lines(output)
+    return run_qemu.parse_lines(output, tightfit)
 
 
 def per_mac(instructions, macs):

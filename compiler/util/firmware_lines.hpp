@@ -1,7 +1,7 @@
 // The lines a tightfit firmware prints, "TIGHTFIT key=value ..." (docs/firmware.md, "What the
-// firmware prints"), as `tightfit run --target` reads them. parse_lines() of
-// firmware/tools/run_qemu.py reads them the same way for the Python tools; both are held to
-// tests/firmware/firmware_lines.expected.json over the same lines.
+// firmware prints"): the one reading of them, `tightfit run --target`'s and, through `tightfit
+// firmware-lines` (which prints it as JSON), the Python tools'. tests/firmware/firmware_lines.txt
+// and firmware_lines.expected.json hold it.
 #pragma once
 
 #include <cstdint>

@@ -9,16 +9,21 @@ outputs and steps) and checks them:
   run_qemu.py --machine mps2-an386 fw.elf --expect-exit 0 --expect fpu_enabled=1 \
       --runs 2 --same mac_loop_instructions --json figures.json
 
+The lines are read by `tightfit firmware-lines`: the program given by --tightfit, else $TIGHTFIT,
+else build/compiler/tightfit of this tree.
+
 Exit status 0 when every check holds, 1 otherwise.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
 
 import boards  # beside this file
 
 ICOUNT = ["-icount", "shift=0,align=off,sleep=off"]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def qemu_command(qemu, machine, elf, extra=()):
@@ -28,35 +33,31 @@ def qemu_command(qemu, machine, elf, extra=()):
     return [qemu, "-M", machine, "-nographic", *boards.qemu_flags(qemu), *ICOUNT, *extra, "-kernel", elf]
 
 
-def parse_lines(output):
+def tightfit_program(tightfit=None):
+    """The tightfit program that reads the firmware's lines: `tightfit`, else $TIGHTFIT, else this
+    tree's build/compiler/tightfit. Exits with one line when there is none there."""
+    program = tightfit or os.environ.get("TIGHTFIT") or os.path.join(ROOT, "build", "compiler", "tightfit")
+    if not os.access(program, os.X_OK):
+        sys.exit(f"{os.path.basename(sys.argv[0])}: error: no tightfit program at {program} (build it: "
+                 f"cmake -S . -B build && cmake --build build --target tightfit; or name it with --tightfit or "
+                 f"$TIGHTFIT)")
+    return program
+
+
+def parse_lines(output, tightfit=None):
     """The firmware's "TIGHTFIT key=value ..." lines (docs/firmware.md, "What the firmware prints"),
-    read as `tightfit run --target` reads them (compiler/cli/run_command.cpp). Returns (figures,
-    outputs, steps): outputs maps N to the words (key -> value) of the "output=N" line; steps holds
-    the words of each "step=N" line (`--profile`), in order; figures the words of every other line.
-    output_values() decodes an output's values."""
-    figures, outputs, steps = {}, {}, []
-    for line in output.splitlines():
-        words = line.strip().split()
-        if not words or words[0] != "TIGHTFIT":
-            continue
-        pairs = dict(word.split("=", 1) for word in words[1:] if "=" in word)
-        if "output" in pairs:
-            outputs[int(pairs["output"])] = pairs
-        elif "step" in pairs:
-            steps.append(pairs)
-        else:
-            figures.update(pairs)
-    return figures, outputs, steps
+    read by `tightfit firmware-lines` (tightfit_program(tightfit)), as `tightfit run --target` reads
+    them. Returns (figures, outputs, steps): outputs maps N to {"words": the words (key -> value) of
+    the "output=N" line, "values": its values as integers (quantized, in memory order; a float32's
+    bits as a signed 32-bit integer)}; steps holds the words of each "step=N" line (`--profile`),
+    in order; figures the words of every other line."""
+    done = subprocess.run([tightfit_program(tightfit), "firmware-lines"], input=output.encode(),
+                          stdout=subprocess.PIPE, check=True)
+    lines = json.loads(done.stdout)
+    return lines["figures"], {int(n): o for n, o in lines["outputs"].items()}, lines["steps"]
 
 
-def output_values(words):
-    """An output line's values as integers: quantized, in memory order; after dtype=float32 each is
-    the float's IEEE bits (printed as eight hex digits)."""
-    base = 16 if words.get("dtype") == "float32" else 10
-    return [int(v, base) for v in words.get("values", "").split(",") if v]
-
-
-def run_once(qemu, machine, elf, timeout, extra=()):
+def run_once(qemu, machine, elf, timeout, extra=(), tightfit=None):
     """Returns (exit status or None on timeout, output text, figures dict of parse_lines())."""
     command = qemu_command(qemu, machine, elf, extra)
     try:
@@ -65,7 +66,7 @@ def run_once(qemu, machine, elf, timeout, extra=()):
         status, output = done.returncode, done.stdout.decode(errors="replace")
     except subprocess.TimeoutExpired as expired:
         status, output = None, (expired.stdout or b"").decode(errors="replace")
-    return status, output, parse_lines(output)[0]
+    return status, output, parse_lines(output, tightfit)[0]
 
 
 def main():
@@ -83,12 +84,14 @@ def main():
     parser.add_argument("--positive", action="append", default=[], metavar="KEY",
                         help="a figure that must be an integer above zero")
     parser.add_argument("--json", metavar="FILE", help="write the last run's figures here")
+    parser.add_argument("--tightfit", help="the tightfit program (default: $TIGHTFIT, else build/compiler/tightfit)")
     args = parser.parse_args()
+    tightfit = tightfit_program(args.tightfit)
 
     failures = []
     runs = []
     for index in range(args.runs):
-        status, output, figures = run_once(args.qemu, args.machine, args.elf, args.timeout)
+        status, output, figures = run_once(args.qemu, args.machine, args.elf, args.timeout, tightfit=tightfit)
         sys.stdout.write(output)
         label = f"run {index + 1}"
         if status is None:

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""The Python tools' reading of the lines a firmware prints (parse_lines() and output_values() of
-firmware/tools/run_qemu.py) against firmware_lines.expected.json, which firmware_lines_test.cpp
-holds `tightfit run --target`'s reading to as well. Exit 0 when equal, else 1."""
+"""`tightfit firmware-lines` (the program named by $TIGHTFIT) on firmware_lines.txt must print
+firmware_lines.expected.json, which firmware_lines_test.cpp holds its reading to: given the file,
+and on stdin as run_qemu.parse_lines() gives it the firmware's output. Exit 0 when both equal it,
+else 1."""
 import json
 import os
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -12,16 +14,22 @@ import run_qemu  # noqa: E402
 
 
 def main():
-    with open(os.path.join(HERE, "firmware_lines.txt")) as f:
-        figures, outputs, steps = run_qemu.parse_lines(f.read())
+    tightfit = os.environ["TIGHTFIT"]
+    fixture = os.path.join(HERE, "firmware_lines.txt")
     with open(os.path.join(HERE, "firmware_lines.expected.json")) as f:
         expected = json.load(f)
-    got = {"figures": figures, "steps": steps,
-           "outputs": {str(i): {"words": words, "values": run_qemu.output_values(words)} for i, words in outputs.items()}}
-    if got != expected:
-        print(f"FAIL: read {json.dumps(got, indent=1, sort_keys=True)}\nexpected {json.dumps(expected, indent=1, sort_keys=True)}")
-        return 1
-    return 0
+    printed = json.loads(subprocess.run([tightfit, "firmware-lines", fixture], stdout=subprocess.PIPE,
+                                        check=True).stdout)
+    with open(fixture) as f:
+        figures, outputs, steps = run_qemu.parse_lines(f.read(), tightfit)
+    piped = {"figures": figures, "outputs": {str(n): o for n, o in outputs.items()}, "steps": steps}
+    failed = False
+    for how, got in (("given the file", printed), ("on stdin", piped)):
+        if got != expected:
+            print(f"FAIL: {how}, read {json.dumps(got, indent=1, sort_keys=True)}\n"
+                  f"expected {json.dumps(expected, indent=1, sort_keys=True)}")
+            failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

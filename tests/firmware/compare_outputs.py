@@ -4,7 +4,8 @@
   compare_outputs.py --machine mps2-an386 --elf tightfit_run.elf --header tightfit_model.hpp \
       ref_output_0.npy [ref_output_1.npy ...]
 
-The firmware prints each output ("TIGHTFIT output=N ... values=...": quantized, in memory order).
+The firmware prints each output ("TIGHTFIT output=N ... values=...": quantized, in memory order),
+read by `tightfit firmware-lines` ($TIGHTFIT, else build/compiler/tightfit; run_qemu.parse_lines()).
 Each is brought to ONNX's order with its shape and layout from the generated header, then compared
 with its reference: as integers where the reference is integer, else dequantized in float32 as
 DequantizeLinear does, (q - zero_point) * scale. Exit 0 when the firmware exits 0 and every
@@ -46,14 +47,15 @@ def main():
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("references", nargs="+")
     args = parser.parse_args()
+    tightfit = run_qemu.tightfit_program()
 
-    status, output, figures = run_qemu.run_once("qemu-system-arm", args.machine, args.elf, args.timeout)
+    status, output, _ = run_qemu.run_once("qemu-system-arm", args.machine, args.elf, args.timeout, tightfit=tightfit)
     sys.stdout.write(output)
     if status != 0:
         print(f"the firmware exited with {status}", file=sys.stderr)
         return 1
     infos = parse_header(args.header)
-    printed = {i: run_qemu.output_values(words) for i, words in run_qemu.parse_lines(output)[1].items()}
+    printed = {i: line["values"] for i, line in run_qemu.parse_lines(output, tightfit)[1].items()}
     failed = False
     for index, reference_path in enumerate(args.references):
         info, reference = infos[index], np.load(reference_path)
