@@ -34,3 +34,14 @@ TEST_CASE("the firmware's lines read as firmware_lines.expected.json says") {
     CHECK(nlohmann::json(output_values(words)) == output.at("values"));
   }
 }
+
+TEST_CASE("a firmware line with a malformed number is refused naming the word") {
+  using namespace tightfit::firmware_lines;
+  CHECK_THROWS_WITH(parse("TIGHTFIT output=zz dtype=int8 values=1,2\n"),
+                    "firmware line: output=zz: not a number the firmware prints");
+  const Lines lines =
+      parse("TIGHTFIT output=0 dtype=int8 values=1,x2\nTIGHTFIT output=1 dtype=float32 values=3f80zz\n");
+  CHECK_THROWS_WITH(output_values(lines.outputs.at(0)), "firmware line: values=x2: not a number the firmware prints");
+  CHECK_THROWS_WITH(output_values(lines.outputs.at(1)),
+                    "firmware line: values=3f80zz: not a number the firmware prints");
+}
