@@ -34,16 +34,16 @@ class Emitter : public Emission {
   Emitter(EmissionState& state, const schedule::Lifetimes& lifetimes) : Emission(state), lt_(lifetimes) {}
 
   EmittedCode run() {
-    for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
-      enter_branch(g_.nodes[i].guard);
-      emit_node(static_cast<int>(i), g_.nodes[i]);
+    for (std::size_t i = 0; i < state_.g_.nodes.size(); ++i) {
+      enter_branch(state_.g_.nodes[i].guard);
+      emit_node(static_cast<int>(i), state_.g_.nodes[i]);
     }
     enter_branch(ir::Guard{});
     EmittedCode code;
     code.header = header();
     code.source = source();
-    code.weights_bytes = weights_bytes_;
-    code.schedule_bytes = schedule_bytes_;
+    code.weights_bytes = state_.weights_bytes_;
+    code.schedule_bytes = state_.schedule_bytes_;
     code.code_estimate_bytes = code_estimate();
     return code;
   }
@@ -57,7 +57,8 @@ class Emitter : public Emission {
     for (std::size_t k = 0; k < lt_.problem.overlaps.size(); ++k) {
       if (lt_.overlap_step[k] != index) continue;
       const plan::Overlap& o = lt_.problem.overlaps[k];
-      return plan::output_above_input(lt_.problem, o, plan_.placements[o.output], plan_.placements[o.input]);
+      return plan::output_above_input(lt_.problem, o, state_.plan_.placements[o.output],
+                                      state_.plan_.placements[o.input]);
     }
     return false;
   }
@@ -69,8 +70,8 @@ class Emitter : public Emission {
     const bool same = guard.condition == branch_.condition && guard.then_branch == branch_.then_branch;
     if (same) return;
     if (branch_.guarded()) {
-      indent_since(body_, body_mark_);
-      indent_since(profiled_body_, profiled_mark_);
+      indent_since(state_.body_, body_mark_);
+      indent_since(state_.profiled_body_, profiled_mark_);
     }
     std::string line;
     if (branch_.guarded() && guard.excludes(branch_)) {
@@ -79,10 +80,10 @@ class Emitter : public Emission {
       if (branch_.guarded()) line = "  }\n";
       if (guard.guarded()) line += fmt::format("  if ({}[0]) {{\n", pointer(guard.condition));
     }
-    body_ += line;
-    profiled_body_ += line;
-    body_mark_ = body_.size();
-    profiled_mark_ = profiled_body_.size();
+    state_.body_ += line;
+    state_.profiled_body_ += line;
+    body_mark_ = state_.body_.size();
+    profiled_mark_ = state_.profiled_body_.size();
     branch_ = guard;
   }
 
@@ -113,7 +114,7 @@ class Emitter : public Emission {
   std::uint64_t code_estimate() const {
     // A rough figure until a firmware build measures it: ~600 bytes of Thumb-2 per distinct
     // kernel, ~24 bytes per call site. `tightfit run --target` reports the real size.
-    return kernels_used_.size() * 600 + calls_ * 24;
+    return state_.kernels_used_.size() * 600 + state_.calls_ * 24;
   }
 
   struct Boundary {
@@ -124,8 +125,8 @@ class Emitter : public Emission {
 
   std::vector<Boundary> boundaries() const {
     std::vector<Boundary> b;
-    for (std::size_t i = 0; i < g_.inputs.size(); ++i) b.push_back({"input", i, g_.inputs[i]});
-    for (std::size_t i = 0; i < g_.outputs.size(); ++i) b.push_back({"output", i, g_.outputs[i]});
+    for (std::size_t i = 0; i < state_.g_.inputs.size(); ++i) b.push_back({"input", i, state_.g_.inputs[i]});
+    for (std::size_t i = 0; i < state_.g_.outputs.size(); ++i) b.push_back({"output", i, state_.g_.outputs[i]});
     return b;
   }
 
@@ -133,20 +134,21 @@ class Emitter : public Emission {
 
   std::string arena_parameters(bool with_defaults) const {
     std::vector<std::string> p;
-    for (std::size_t r = 0; r < arenas_.size(); ++r)
-      p.push_back(fmt::format(
-          "std::uint8_t* {0}{1}", arena_name(static_cast<int>(r)),
-          with_defaults && options_.io_in_arena ? fmt::format(" = {}_storage", arena_name(static_cast<int>(r))) : ""));
+    for (std::size_t r = 0; r < state_.arenas_.size(); ++r)
+      p.push_back(fmt::format("std::uint8_t* {0}{1}", arena_name(static_cast<int>(r)),
+                              with_defaults && state_.options_.io_in_arena
+                                  ? fmt::format(" = {}_storage", arena_name(static_cast<int>(r)))
+                                  : ""));
     return fmt::format("{}", fmt::join(p, ", "));
   }
 
   std::string run_parameters(bool with_defaults) const {
     std::string p = arena_parameters(with_defaults);
-    if (!options_.io_in_arena) {
-      for (std::size_t i = 0; i < g_.inputs.size(); ++i)
-        p += fmt::format(", const {}* input_{}", ctype(g_.tensors[g_.inputs[i]].dtype), i);
-      for (std::size_t i = 0; i < g_.outputs.size(); ++i)
-        p += fmt::format(", {}* output_{}", ctype(g_.tensors[g_.outputs[i]].dtype), i);
+    if (!state_.options_.io_in_arena) {
+      for (std::size_t i = 0; i < state_.g_.inputs.size(); ++i)
+        p += fmt::format(", const {}* input_{}", ctype(state_.g_.tensors[state_.g_.inputs[i]].dtype), i);
+      for (std::size_t i = 0; i < state_.g_.outputs.size(); ++i)
+        p += fmt::format(", {}* output_{}", ctype(state_.g_.tensors[state_.g_.outputs[i]].dtype), i);
     }
     return p;
   }
@@ -154,27 +156,30 @@ class Emitter : public Emission {
   std::string header() const {
     std::string h;
     h += fmt::format("// Generated by tightfit {} from {}. Do not edit.\n", TIGHTFIT_VERSION,
-                     model_text::cpp_comment(options_.model));
+                     model_text::cpp_comment(state_.options_.model));
     h += "//\n// Use: fill the inputs (set_input_N quantizes floats given in ONNX's order), call run(),\n"
          "// read the outputs (get_output_N dequantizes into ONNX's order). The arena is the only\n"
          "// mutable state; run() allocates nothing, copies no weights and needs no initialisation.\n";
     h += "#pragma once\n\n#include <cstddef>\n#include <cstdint>\n\n";
-    h += fmt::format("namespace {} {{\n\n", options_.name);
-    for (std::size_t r = 0; r < arenas_.size(); ++r) {
+    h += fmt::format("namespace {} {{\n\n", state_.options_.name);
+    for (std::size_t r = 0; r < state_.arenas_.size(); ++r) {
       const std::string a = arena_name(static_cast<int>(r));
       h += fmt::format("// RAM region '{}': the planned peak of its buffers, in bytes.\n",
-                       model_text::cpp_comment(arenas_[r].region));
-      h += fmt::format(
-          "constexpr std::size_t k{}Bytes = {};\n",
-          arenas_.size() == 1 ? std::string("Arena") : "Arena_" + model_text::identifier_characters(arenas_[r].region),
-          arenas_[r].bytes);
+                       model_text::cpp_comment(state_.arenas_[r].region));
+      h += fmt::format("constexpr std::size_t k{}Bytes = {};\n",
+                       state_.arenas_.size() == 1
+                           ? std::string("Arena")
+                           : "Arena_" + model_text::identifier_characters(state_.arenas_[r].region),
+                       state_.arenas_[r].bytes);
     }
     h += "constexpr std::size_t kArenaAlignment = 16;\n\n";
     h += "// The built-in arena(s), in .bss";
-    h += arenas_.size() == 1 && !arenas_[0].section.empty() ? fmt::format(" (section {})", arenas_[0].section) : "";
+    h += state_.arenas_.size() == 1 && !state_.arenas_[0].section.empty()
+             ? fmt::format(" (section {})", state_.arenas_[0].section)
+             : "";
     h += ". A caller that brings its own memory passes it to run()\n"
          "// instead; unused, the built-in one is dropped by --gc-sections.\n";
-    for (std::size_t r = 0; r < arenas_.size(); ++r)
+    for (std::size_t r = 0; r < state_.arenas_.size(); ++r)
       h += fmt::format("extern std::uint8_t {}_storage[];\n", arena_name(static_cast<int>(r)));
     h += "\n// Runs the model once on what the inputs hold; afterwards the outputs hold its results.\n";
     h += fmt::format("void run({});\n\n", run_parameters(true));
@@ -182,10 +187,10 @@ class Emitter : public Emission {
          "// Profiling builds only: run() again with tightfit_step_begin(i) / tightfit_step_end(i) (extern \"C\",\n"
          "// the caller defines them) around kernel call i; kSteps[i] names it. Normal builds have none of this.\n"
          "struct StepInfo {\n  const char* node;\n  const char* op;\n  std::int64_t macs;\n};\n";
-    h += fmt::format("constexpr std::size_t kStepCount = {};\n", steps_.size());
-    h += fmt::format("constexpr StepInfo kSteps[{}] = {{\n", std::max<std::size_t>(steps_.size(), 1));
-    for (const std::string& step : steps_) h += "    " + step + ",\n";
-    if (steps_.empty()) h += "    {\"\", \"\", 0},\n";
+    h += fmt::format("constexpr std::size_t kStepCount = {};\n", state_.steps_.size());
+    h += fmt::format("constexpr StepInfo kSteps[{}] = {{\n", std::max<std::size_t>(state_.steps_.size(), 1));
+    for (const std::string& step : state_.steps_) h += "    " + step + ",\n";
+    if (state_.steps_.empty()) h += "    {\"\", \"\", 0},\n";
     h += "};\n";
     h += fmt::format("void run_profiled({});\n#endif\n\n", run_parameters(true));
 
@@ -196,7 +201,7 @@ class Emitter : public Emission {
          "  std::size_t elements;\n  bool channels_last;   // stored [N, H, W, C]; ONNX's shape is [N, C, H, W]\n"
          "  bool float_in_model; // the ONNX model takes/gives float32 here\n};\n";
     for (const Boundary& b : boundaries()) {
-      const Tensor& t = g_.tensors[b.tensor];
+      const Tensor& t = state_.g_.tensors[b.tensor];
       const std::string type = ctype(t.dtype);
       const std::string quant_text =
           t.dtype == DType::Float32                 ? std::string("as in the model")
@@ -206,7 +211,7 @@ class Emitter : public Emission {
                                   : fmt::format("scale {}, zero point {}", t.quant.scale[0], t.quant.zero_point[0]);
       h += fmt::format("\n// {} {} '{}': {} {}, {}{}.\n", b.what, b.index, model_text::cpp_comment(t.name),
                        ir::dtype_name(t.dtype), onnx_shape_text(t), quant_text,
-                       options_.io_in_arena ? "; it lives inside the arena" : "; the caller owns its buffer");
+                       state_.options_.io_in_arena ? "; it lives inside the arena" : "; the caller owns its buffer");
       const std::string info = fmt::format("k{}{}", b.what == "input" ? "Input" : "Output", b.index);
       if (t.quant.per_channel()) {
         // One scale and zero point per index of ONNX axis `axis`; TensorInfo's pair is then 0.
@@ -225,9 +230,9 @@ class Emitter : public Emission {
                        float_literal(single ? t.quant.scale[0] : 0.0f), single ? t.quant.zero_point[0] : 0,
                        t.elements(), t.layout == ir::Layout::ChannelsLast ? "true" : "false",
                        t.float_at_boundary || t.dtype == DType::Float32 ? "true" : "false");
-      if (options_.io_in_arena) {
-        const int buffer = tensor_buffer_[b.tensor];
-        const plan::Placement& at = plan_.placements[buffer];
+      if (state_.options_.io_in_arena) {
+        const int buffer = state_.tensor_buffer_[b.tensor];
+        const plan::Placement& at = state_.plan_.placements[buffer];
         const std::string a = arena_name(at.region);
         // Through void*: the buffer's offset is a multiple of its element's size (-Wcast-align).
         h += fmt::format(
@@ -235,18 +240,19 @@ class Emitter : public Emission {
             "{4})); }}\n",
             b.what == "input" ? type : "const " + type, b.what, b.index, a, at.offset);
       }
-      const std::string holder =
-          options_.io_in_arena ? arena_name(plan_.placements[tensor_buffer_[b.tensor]].region) : "";
+      const std::string holder = state_.options_.io_in_arena
+                                     ? arena_name(state_.plan_.placements[state_.tensor_buffer_[b.tensor]].region)
+                                     : "";
       if (b.what == "input")
         h += fmt::format("void set_input_{}(const float* onnx_order{});\n", b.index,
-                         options_.io_in_arena ? fmt::format(", std::uint8_t* {0} = {0}_storage", holder)
-                                              : fmt::format(", {}* input", type));
+                         state_.options_.io_in_arena ? fmt::format(", std::uint8_t* {0} = {0}_storage", holder)
+                                                     : fmt::format(", {}* input", type));
       else
         h += fmt::format("void get_output_{}(float* onnx_order{});\n", b.index,
-                         options_.io_in_arena ? fmt::format(", const std::uint8_t* {0} = {0}_storage", holder)
-                                              : fmt::format(", const {}* output", type));
+                         state_.options_.io_in_arena ? fmt::format(", const std::uint8_t* {0} = {0}_storage", holder)
+                                                     : fmt::format(", const {}* output", type));
     }
-    h += fmt::format("\n}}  // namespace {}\n", options_.name);
+    h += fmt::format("\n}}  // namespace {}\n", state_.options_.name);
     return h;
   }
 
@@ -255,12 +261,12 @@ class Emitter : public Emission {
   std::string boundary_functions() const {
     std::string s;
     for (const Boundary& b : boundaries()) {
-      const Tensor& t = g_.tensors[b.tensor];
+      const Tensor& t = state_.g_.tensors[b.tensor];
       const std::string type = ctype(t.dtype);
       const bool input = b.what == "input";
       std::string target;
-      if (options_.io_in_arena) {
-        const plan::Placement& at = plan_.placements[tensor_buffer_[b.tensor]];
+      if (state_.options_.io_in_arena) {
+        const plan::Placement& at = state_.plan_.placements[state_.tensor_buffer_[b.tensor]];
         target = fmt::format("static_cast<{0}{1}*>(static_cast<{0}void*>({2} + {3}))", input ? "" : "const ", type,
                              arena_name(at.region), at.offset);
       } else {
@@ -280,17 +286,18 @@ class Emitter : public Emission {
         scale_text = fmt::format("{}Scales[{}]", info, channel);
         zp_text = fmt::format("{}ZeroPoints[{}]", info, channel);
       }
-      const std::string holder =
-          options_.io_in_arena ? arena_name(plan_.placements[tensor_buffer_[b.tensor]].region) : "";
+      const std::string holder = state_.options_.io_in_arena
+                                     ? arena_name(state_.plan_.placements[state_.tensor_buffer_[b.tensor]].region)
+                                     : "";
       if (input)
         s += fmt::format("\nvoid set_input_{}(const float* onnx_order, {}) {{\n  {}* q = {};\n", b.index,
-                         options_.io_in_arena ? "std::uint8_t* " + holder : type + "* input", type, target);
+                         state_.options_.io_in_arena ? "std::uint8_t* " + holder : type + "* input", type, target);
       else
         s += fmt::format("\nvoid get_output_{}(float* onnx_order, {}) {{\n  const {}* q = {};\n", b.index,
-                         options_.io_in_arena ? "const std::uint8_t* " + holder : "const " + type + "* output", type,
-                         target);
+                         state_.options_.io_in_arena ? "const std::uint8_t* " + holder : "const " + type + "* output",
+                         type, target);
       std::string element = input ? fmt::format("q[{{m}}] = tightfit::{}<{}>(onnx_order[{{o}}], {}, {});",
-                                                quantize_function(g_), type, scale_text, zp_text)
+                                                quantize_function(state_.g_), type, scale_text, zp_text)
                                   : fmt::format("onnx_order[{{o}}] = tightfit::dequantize_linear(q[{{m}}], {}, {});",
                                                 scale_text, zp_text);
       if (t.dtype == DType::Float32)  // a float input or output of the model itself (DynamicQuantizeLinear): a copy
@@ -315,14 +322,14 @@ class Emitter : public Emission {
   // With the inputs and outputs outside the arena, an output that is a view of an input (a model
   // that is one QuantizeLinear, say) lives in the caller's output buffer: copy it there.
   std::string io_copies() const {
-    if (options_.io_in_arena) return "";
+    if (state_.options_.io_in_arena) return "";
     std::string s;
-    for (std::size_t k = 0; k < g_.outputs.size(); ++k)
-      for (std::size_t j = 0; j < g_.inputs.size(); ++j) {
-        if (root_[g_.outputs[k]] != root_[g_.inputs[j]]) continue;
+    for (std::size_t k = 0; k < state_.g_.outputs.size(); ++k)
+      for (std::size_t j = 0; j < state_.g_.inputs.size(); ++j) {
+        if (state_.root_[state_.g_.outputs[k]] != state_.root_[state_.g_.inputs[j]]) continue;
         s += fmt::format("  // output {} is a view of input {}: copied into the caller's buffer\n", k, j);
         s += fmt::format("  for (std::size_t i = 0; i < {}; ++i) output_{}[i] = input_{}[i];\n",
-                         g_.tensors[g_.outputs[k]].elements(), k, j);
+                         state_.g_.tensors[state_.g_.outputs[k]].elements(), k, j);
         break;
       }
     return s;
@@ -331,34 +338,37 @@ class Emitter : public Emission {
   std::string source() const {
     std::string s;
     s += fmt::format("// Generated by tightfit {} from {}. Do not edit.\n", TIGHTFIT_VERSION,
-                     model_text::cpp_comment(options_.model));
+                     model_text::cpp_comment(state_.options_.model));
     s += "// Weights, tables and kernel parameters are constexpr: they stay in flash and are read in place.\n";
-    s += fmt::format("#include \"{}.hpp\"\n\n#include <tightfit/kernels.hpp>\n\n", options_.name);
-    s += fmt::format("namespace {} {{\nnamespace {{\n\n", options_.name);
-    s += constants_;
+    s += fmt::format("#include \"{}.hpp\"\n\n#include <tightfit/kernels.hpp>\n\n", state_.options_.name);
+    s += fmt::format("namespace {} {{\nnamespace {{\n\n", state_.options_.name);
+    s += state_.constants_;
     s += "\n}  // namespace\n\n";
-    for (std::size_t r = 0; r < arenas_.size(); ++r) {
-      const std::string section =
-          arenas_[r].section.empty() ? "" : fmt::format(" __attribute__((section(\"{}\")))", arenas_[r].section);
+    for (std::size_t r = 0; r < state_.arenas_.size(); ++r) {
+      const std::string section = state_.arenas_[r].section.empty()
+                                      ? ""
+                                      : fmt::format(" __attribute__((section(\"{}\")))", state_.arenas_[r].section);
       s += fmt::format("alignas(kArenaAlignment) std::uint8_t {}_storage[{}]{};\n", arena_name(static_cast<int>(r)),
-                       std::max<std::uint64_t>(arenas_[r].bytes, 1), section);
+                       std::max<std::uint64_t>(state_.arenas_[r].bytes, 1), section);
     }
     s += fmt::format("\nvoid run({}) {{\n", run_parameters(false));
-    s += body_;
+    s += state_.body_;
     s += io_copies();
-    if (body_.empty()) s += "  // every output is a view of an input: nothing to compute\n";
-    for (std::size_t r = 0; r < arenas_.size(); ++r) s += fmt::format("  (void){};\n", arena_name(static_cast<int>(r)));
+    if (state_.body_.empty()) s += "  // every output is a view of an input: nothing to compute\n";
+    for (std::size_t r = 0; r < state_.arenas_.size(); ++r)
+      s += fmt::format("  (void){};\n", arena_name(static_cast<int>(r)));
     s += "}\n";
-    s += "\n#if defined(TIGHTFIT_PROFILE_STEPS)\n}  // namespace " + options_.name + "\n";
+    s += "\n#if defined(TIGHTFIT_PROFILE_STEPS)\n}  // namespace " + state_.options_.name + "\n";
     s += "extern \"C\" void tightfit_step_begin(int step);\nextern \"C\" void tightfit_step_end(int step);\n";
-    s += "namespace " + options_.name + " {\n";
+    s += "namespace " + state_.options_.name + " {\n";
     s += fmt::format("\nvoid run_profiled({}) {{\n", run_parameters(false));
-    s += profiled_body_;
+    s += state_.profiled_body_;
     s += io_copies();
-    for (std::size_t r = 0; r < arenas_.size(); ++r) s += fmt::format("  (void){};\n", arena_name(static_cast<int>(r)));
+    for (std::size_t r = 0; r < state_.arenas_.size(); ++r)
+      s += fmt::format("  (void){};\n", arena_name(static_cast<int>(r)));
     s += "}\n#endif\n";
     s += boundary_functions();
-    s += fmt::format("\n}}  // namespace {}\n", options_.name);
+    s += fmt::format("\n}}  // namespace {}\n", state_.options_.name);
     return s;
   }
 };

@@ -50,40 +50,41 @@ class Importer : public Translator {
   using Translator::Translator;
 
   ir::Graph run() {
-    out_.source = path_;
+    state_.out_.source = state_.path_;
     require_quantized_model();
-    for (const auto& t : graph_.initializer()) values_[t.name()] = Value{Value::Kind::Constant, ir::kNoTensor, &t};
-    for (const auto& v : graph_.value_info()) declared_[v.name()] = &v;
-    for (const auto& v : graph_.output()) {
-      declared_[v.name()] = &v;
-      graph_outputs_.insert(v.name());
+    for (const auto& t : state_.graph_.initializer())
+      state_.values_[t.name()] = Value{Value::Kind::Constant, ir::kNoTensor, &t};
+    for (const auto& v : state_.graph_.value_info()) state_.declared_[v.name()] = &v;
+    for (const auto& v : state_.graph_.output()) {
+      state_.declared_[v.name()] = &v;
+      state_.graph_outputs_.insert(v.name());
     }
-    for (const auto& v : graph_.input())
-      if (!values_.count(v.name())) with_context("", [&] { add_graph_input(v); });
-    for (int i = 0; i < graph_.node_size(); ++i) {
-      index_[&graph_.node(i)] = i;
-      for (const auto& in : graph_.node(i).input()) consumers_[in].push_back(i);
+    for (const auto& v : state_.graph_.input())
+      if (!state_.values_.count(v.name())) with_context("", [&] { add_graph_input(v); });
+    for (int i = 0; i < state_.graph_.node_size(); ++i) {
+      state_.index_[&state_.graph_.node(i)] = i;
+      for (const auto& in : state_.graph_.node(i).input()) state_.consumers_[in].push_back(i);
       // An If's branches read values of the graph by name: the If consumes them too (a value it
       // reads is then no operator's alone to fold into a QuantizeLinear).
-      for (const std::string& outer : outer_reads(graph_.node(i))) consumers_[outer].push_back(i);
+      for (const std::string& outer : outer_reads(state_.graph_.node(i))) state_.consumers_[outer].push_back(i);
     }
     state_.translate_node = [this](const NodeProto& n) {
-      if (!index_.count(&n)) {  // a branch's node: numbered after the graph's
-        index_[&n] = static_cast<int>(index_.size());
-        absorbed_.resize(index_.size(), false);
+      if (!state_.index_.count(&n)) {  // a branch's node: numbered after the graph's
+        state_.index_[&n] = static_cast<int>(state_.index_.size());
+        state_.absorbed_.resize(state_.index_.size(), false);
       }
       with_context(label(n), [&] { translate(n); });
     };
 
-    absorbed_.assign(graph_.node_size(), false);
-    for (int i = 0; i < graph_.node_size(); ++i) {
-      if (absorbed_[i]) continue;
-      with_context(label(graph_.node(i)), [&] { translate(graph_.node(i)); });
+    state_.absorbed_.assign(state_.graph_.node_size(), false);
+    for (int i = 0; i < state_.graph_.node_size(); ++i) {
+      if (state_.absorbed_[i]) continue;
+      with_context(label(state_.graph_.node(i)), [&] { translate(state_.graph_.node(i)); });
     }
-    for (const auto& v : graph_.output()) with_context("", [&] { add_graph_output(v.name()); });
+    for (const auto& v : state_.graph_.output()) with_context("", [&] { add_graph_output(v.name()); });
     finish_pending_quantization();
     distinct_node_names();
-    return std::move(out_);
+    return std::move(state_.out_);
   }
 
   // The values a node's subgraphs (an If's branches) read from outside them.
@@ -109,7 +110,7 @@ class Importer : public Translator {
   // becomes "name (2)", "name (3)", ... (a name never used before).
   void distinct_node_names() {
     std::set<std::string> used;
-    for (ir::Node& n : out_.nodes) {
+    for (ir::Node& n : state_.out_.nodes) {
       std::string name = n.name;
       for (int k = 2; used.count(name); ++k) name = fmt::format("{} ({})", n.name, k);
       n.name = name;
@@ -124,12 +125,12 @@ class Importer : public Translator {
         "QuantizeLinear", "DequantizeLinear", "QLinearConv",      "QLinearMatMul",      "ConvInteger",
         "MatMulInteger",  "QLinearAdd",       "QLinearMul",       "QLinearAveragePool", "QLinearGlobalAveragePool",
         "QLinearConcat",  "QLinearSigmoid",   "QLinearLeakyRelu", "QLinearSoftmax",     "DynamicQuantizeLinear"};
-    for (const auto& n : graph_.node())
+    for (const auto& n : state_.graph_.node())
       if (quantized_ops.count(n.op_type())) return;
     throw Error(
         fmt::format("{}: not quantized: the model has no QuantizeLinear, DequantizeLinear or QLinear operator "
                     "(quantize it first, e.g. with onnxruntime.quantization){}",
-                    path_, missing_besides_quantization()));
+                    state_.path_, missing_besides_quantization()));
   }
 
   // What a float model would still lack once quantized: its operators without an import rule,
@@ -146,13 +147,13 @@ class Importer : public Translator {
         }
       }
     };
-    visit(graph_);
+    visit(state_.graph_);
     std::vector<std::string> parts;
     for (const auto& [op, count] : unsupported) parts.push_back(count == 1 ? op : fmt::format("{} ({})", op, count));
     std::string text = parts.empty() ? "" : fmt::format("; unsupported operators besides: {}", fmt::join(parts, ", "));
     std::set<std::string> initializers;
-    for (const auto& t : graph_.initializer()) initializers.insert(t.name());
-    for (const auto& v : graph_.input()) {
+    for (const auto& t : state_.graph_.initializer()) initializers.insert(t.name());
+    for (const auto& v : state_.graph_.input()) {
       if (initializers.count(v.name()) || !v.type().has_tensor_type() || to_dtype(v.type().tensor_type().elem_type()))
         continue;
       text += fmt::format("; input '{}' is {}", v.name(), onnx_type_name(v.type().tensor_type().elem_type()));
@@ -166,20 +167,20 @@ class Importer : public Translator {
   // Reshape, ...) from a tensor a later consumer quantized takes that quantization: the copy
   // holds the same integers, and a Concat requantizes an input quantized otherwise than its output.
   void finish_pending_quantization() {
-    for (std::size_t i = 0; i < out_.tensors.size(); ++i) {  // sources come before their copies
-      if (!pending_[i]) continue;
-      ir::Tensor& t = out_.tensors[i];
+    for (std::size_t i = 0; i < state_.out_.tensors.size(); ++i) {  // sources come before their copies
+      if (!state_.pending_[i]) continue;
+      ir::Tensor& t = state_.out_.tensors[i];
       if (t.dtype == ir::DType::Int32) continue;
       t.quantized = true;
       t.quant = ir::Quant{{1.0f}, {0}, -1};
-      const std::vector<ir::TensorId>& sources = pending_sources_[i];
+      const std::vector<ir::TensorId>& sources = state_.pending_sources_[i];
       if (sources.empty()) continue;
-      t.quant = out_.tensors[sources[0]].quant;
+      t.quant = state_.out_.tensors[sources[0]].quant;
       for (const ir::TensorId source : sources)
-        if (!same_quant(out_.tensors[source].quant, t.quant))
+        if (!same_quant(state_.out_.tensors[source].quant, t.quant))
           throw Error(fmt::format(
               "tensor '{}' copies integer tensors that later operators quantize differently ('{}' and '{}')", t.name,
-              out_.tensors[sources[0]].name, out_.tensors[source].name));
+              state_.out_.tensors[sources[0]].name, state_.out_.tensors[source].name));
     }
   }
 
@@ -202,7 +203,7 @@ class Importer : public Translator {
   // How many more nodes are unsupported: the user should see the size of the gap, not only its start.
   std::string others_unsupported(const NodeProto& n) const {
     int count = 0;
-    for (const auto& other : graph_.node()) count += &other != &n && !is_supported(other);
+    for (const auto& other : state_.graph_.node()) count += &other != &n && !is_supported(other);
     if (count == 0) return "";
     return fmt::format("; {} more unsupported node{} (tightfit inspect --json lists them all)", count,
                        count == 1 ? "" : "s");
@@ -229,7 +230,7 @@ class Importer : public Translator {
       // dimension of a 1-D input is its length, not a batch.
       if (i == 0 && tt.shape().dim_size() >= 2) {
         shape.push_back(1);
-        out_.batch_pinned.push_back(v.name());
+        state_.out_.batch_pinned.push_back(v.name());
         continue;
       }
       throw Error(fmt::format("{}: dimension {}{} is dynamic; tightfit needs static shapes", where, i, symbol));
@@ -240,7 +241,7 @@ class Importer : public Translator {
     t.dtype = *dtype;
     t.shape = shape;
     const ir::TensorId id = add_tensor(std::move(t), *dtype != ir::DType::Float32);
-    out_.inputs.push_back(id);
+    state_.out_.inputs.push_back(id);
     set_value(v.name(),
               Value{*dtype == ir::DType::Float32 ? Value::Kind::FloatInput : Value::Kind::Integer, id, nullptr});
   }
@@ -249,13 +250,13 @@ class Importer : public Translator {
     const Value& v = value(name);
     const std::string where = fmt::format("tensor '{}'", name);
     if (v.kind == Value::Kind::Integer || v.kind == Value::Kind::Float) {  // a float island's value: as it is
-      out_.outputs.push_back(v.tensor);
+      state_.out_.outputs.push_back(v.tensor);
       return;
     }
     if (v.kind != Value::Kind::Dequantized || tensor(v.tensor).is_constant)
       throw Error(where + ": graph output is not computed from the input (a constant or a float input passed through)");
     if (auto island = state_.float_of_.find(v.tensor); island != state_.float_of_.end()) {
-      out_.outputs.push_back(island->second);  // a float island dequantizes it already
+      state_.out_.outputs.push_back(island->second);  // a float island dequantizes it already
       return;
     }
     // A float graph output: dequantize the integer tensor at the edge. The float tensor takes
@@ -272,17 +273,17 @@ class Importer : public Translator {
     node.op = ir::OpKind::Dequantize;
     node.inputs = {v.tensor};
     node.outputs = {id};
-    out_.nodes.push_back(std::move(node));
-    out_.outputs.push_back(id);
+    state_.out_.nodes.push_back(std::move(node));
+    state_.out_.outputs.push_back(id);
   }
 
   void add_constant_node(const NodeProto& n) {
     allow_attributes(n, {"value"});
     const auto* a = find_attr(n, "value");
     if (!a || !a->has_t()) throw Error("only the 'value' form of Constant is supported");
-    constant_nodes_.push_back(a->t());
-    constant_nodes_.back().set_name(n.output(0));
-    set_value(n.output(0), Value{Value::Kind::Constant, ir::kNoTensor, &constant_nodes_.back()});
+    state_.constant_nodes_.push_back(a->t());
+    state_.constant_nodes_.back().set_name(n.output(0));
+    set_value(n.output(0), Value{Value::Kind::Constant, ir::kNoTensor, &state_.constant_nodes_.back()});
   }
 };
 

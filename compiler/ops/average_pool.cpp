@@ -39,7 +39,7 @@ struct Emit : Emission {
   using Emission::Emission;
 
   void average_pool(const std::string& id, const Node& n) {
-    const std::string block = params(id, average_pool_params(g_, n));
+    const std::string block = params(id, average_pool_params(state_.g_, n));
     // TFLite's rule: an integer mean rounded half away from zero (passes/numerics.cpp checks that
     // the input's quantization is the output's).
     const char* kernel = tflite() ? "average_pool_tflite" : "average_pool";

@@ -18,7 +18,7 @@ struct Import : Translator {
   // A Clip of a float island's value, or with a bound computed in one (one element each): a float
   // node, ClipFloat.
   bool float_clip(const NodeProto& n) {
-    if (n.op_type() != "Clip" || opset_ < 11) return false;
+    if (n.op_type() != "Clip" || state_.opset_ < 11) return false;
     bool island = false;
     for (int i = 0; i < n.input_size(); ++i)
       island = island || (has_input(n, i) && value(n.input(i)).kind == Value::Kind::Float);
@@ -55,7 +55,7 @@ struct Import : Translator {
     if (const NodeProto* q = quantize_ahead(y)) {
       if (q->input(0) == y) {
         // quantize(clip(dequantize(x))) = clamp(requantize(x)): a Requantize with the clamp fused.
-        absorbed_[index_of(*q)] = true;
+        state_.absorbed_[index_of(*q)] = true;
         return set_value(q->output(0), Value{Value::Kind::Integer, clamp_into(n, x, *q, q->output(0)), nullptr});
       }
       // clip(dequantize(x)) reaches a QuantizeLinear through operators that only pick and move
@@ -105,9 +105,10 @@ struct Import : Translator {
   const NodeProto* quantize_ahead(const std::string& name) const {
     std::string at = name;
     for (;;) {
-      auto users = consumers_.find(at);
-      if (graph_outputs_.count(at) || users == consumers_.end() || users->second.size() != 1) return nullptr;
-      const NodeProto& next = graph_.node(users->second[0]);
+      auto users = state_.consumers_.find(at);
+      if (state_.graph_outputs_.count(at) || users == state_.consumers_.end() || users->second.size() != 1)
+        return nullptr;
+      const NodeProto& next = state_.graph_.node(users->second[0]);
       if (next.op_type() == "QuantizeLinear") return &next;
       if (!next.domain().empty() && next.domain() != "ai.onnx") return nullptr;
       static const std::set<std::string> kOrderPreserving = {"MaxPool", "Reshape",   "Flatten",

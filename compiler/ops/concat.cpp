@@ -32,7 +32,7 @@ struct Import : Translator {
     for (int i = 0; i < n.input_size(); ++i) inputs.push_back(activation_input(n, i, true));
     bool uniform = true;
     for (auto t : inputs)
-      uniform = uniform && !pending_[t] && tensor(t).dtype == tensor(inputs[0]).dtype &&
+      uniform = uniform && !state_.pending_[t] && tensor(t).dtype == tensor(inputs[0]).dtype &&
                 same_quant(tensor(t).quant, tensor(inputs[0]).quant);
     if (uniform) {
       const ir::TensorId out = concat_of(n, inputs, nullptr, n.output(0), "Concat (QDQ)");
@@ -80,14 +80,14 @@ struct Import : Translator {
       }
     } else {
       for (auto t : inputs)
-        if (tensor(t).dtype != tensor(inputs[0]).dtype || pending_[t] != pending_[inputs[0]] ||
+        if (tensor(t).dtype != tensor(inputs[0]).dtype || state_.pending_[t] != state_.pending_[inputs[0]] ||
             !same_quant(tensor(t).quant, tensor(inputs[0]).quant))
           throw Error(
               fmt::format("inputs '{}' and '{}' are quantized differently", tensor(inputs[0]).name, tensor(t).name));
     }
     const ir::TensorId out =
         target ? add_activation(output_name, target->dtype, y, &target->quant) : add_like(output_name, inputs[0], y);
-    if (!target && pending_[out]) pending_sources_[out].assign(inputs.begin(), inputs.end());
+    if (!target && state_.pending_[out]) state_.pending_sources_[out].assign(inputs.begin(), inputs.end());
     ir::Node& node = emit(n, ir::OpKind::Concat, onnx_op, inputs, out);
     node.attrs.axis = normalize_axis(axis_attr->i(), y.size());
     return out;
@@ -133,13 +133,13 @@ struct Emit : Emission {
   void concat(const std::string& id, const Node& n) {
     const Tensor& y = out(n);
     require_per_tensor(n, y);
-    const Layout layout = layout_of(g_, n);
+    const Layout layout = layout_of(state_.g_, n);
     std::vector<std::string> inputs, tables;
     std::size_t in_place = 0;  // inputs their producers wrote into the output (zero-copy Concat)
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
       const Tensor& x = in(n, i);
       require_per_tensor(n, x);
-      if (g_.written_in_place(n, n.inputs[i])) {
+      if (state_.g_.written_in_place(n, n.inputs[i])) {
         inputs.push_back("nullptr");
         tables.push_back("nullptr");
         ++in_place;
@@ -166,7 +166,8 @@ struct Emit : Emission {
     ParamsText<tightfit::ConcatParams> fields = ParamsText<tightfit::ConcatParams>::of(p);
     fields.input_inner = array(id + "_inner", "std::int32_t", layout.input_inner);
     const std::string block = params(id, fields);
-    constants_ += fmt::format("constexpr const std::uint8_t* {}_tables[] = {{{}}};\n", id, fmt::join(tables, ", "));
+    state_.constants_ +=
+        fmt::format("constexpr const std::uint8_t* {}_tables[] = {{{}}};\n", id, fmt::join(tables, ", "));
     const std::string type = ctype(y.dtype);
     call(n, fmt::format(
                 "const {0}* const {1}_inputs[] = {{{2}}};\n  tightfit::concat<{0}>({1}, {1}_inputs, {1}_tables, {3})",

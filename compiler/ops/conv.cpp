@@ -211,7 +211,7 @@ struct Emit : Emission {
     packed.data = std::move(ohwi);
     const std::string weights = tensor_array(id + "_weights", packed);
     // No requantization: the output zero point, clamp, multipliers and out_stride unused (0).
-    tightfit::ConvParams p = conv_geometry(g_, n);
+    tightfit::ConvParams p = conv_geometry(state_.g_, n);
     p.out_stride = 0;
     p.input_zero_point = x.quant.zero_point[0];
     p.weight_zero_point = weight_zero_point(n, w);

@@ -33,7 +33,7 @@ struct Import : Translator {
       check_quant_fits(x.name, x.shape, q.quant);
       x.quant = q.quant;
       x.quantized = true;
-      pending_[t] = false;
+      state_.pending_[t] = false;
     } else {
       bind_quant(t, q);
     }
@@ -43,10 +43,10 @@ struct Import : Translator {
   // True when DequantizeLinear `n` reads an integer graph input whose quantization no one stated
   // yet, that nothing else reads, and writes a graph output that nothing reads.
   bool edge_dequantize(const NodeProto& n, ir::TensorId x) const {
-    const bool graph_input = std::count(out_.inputs.begin(), out_.inputs.end(), x) > 0;
-    auto readers = consumers_.find(n.input(0));
-    return graph_input && pending_[x] && readers != consumers_.end() && readers->second.size() == 1 &&
-           !graph_outputs_.count(n.input(0)) && only_graph_output(n.output(0));
+    const bool graph_input = std::count(state_.out_.inputs.begin(), state_.out_.inputs.end(), x) > 0;
+    auto readers = state_.consumers_.find(n.input(0));
+    return graph_input && state_.pending_[x] && readers != state_.consumers_.end() && readers->second.size() == 1 &&
+           !state_.graph_outputs_.count(n.input(0)) && only_graph_output(n.output(0));
   }
 };
 

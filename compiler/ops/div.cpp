@@ -27,9 +27,9 @@ struct Import : Translator {
                                 n.input(1), values.size()));
       return values[0];
     }
-    if (v.kind != Value::Kind::Dequantized || !out_.tensors[v.tensor].is_constant)
+    if (v.kind != Value::Kind::Dequantized || !state_.out_.tensors[v.tensor].is_constant)
       throw Error(fmt::format("divisor '{}' is an activation; only a division by a constant is supported", n.input(1)));
-    const ir::Tensor& c = out_.tensors[v.tensor];
+    const ir::Tensor& c = state_.out_.tensors[v.tensor];
     if (c.elements() != 1)
       throw Error(fmt::format("divisor '{}' has {} elements; only a division by one constant is supported", n.input(1),
                               c.elements()));
@@ -53,10 +53,10 @@ struct Import : Translator {
     const Value &x = value(n.input(0)), &d = value(n.input(1));
     const bool constant = d.kind == Value::Kind::Constant
                               ? tensor_floats(*d.constant).size() == 1
-                              : d.kind == Value::Kind::Dequantized && out_.tensors[d.tensor].is_constant &&
-                                    out_.tensors[d.tensor].elements() == 1;
+                              : d.kind == Value::Kind::Dequantized && state_.out_.tensors[d.tensor].is_constant &&
+                                    state_.out_.tensors[d.tensor].elements() == 1;
     const NodeProto* act = nullptr;
-    return constant && x.kind == Value::Kind::Dequantized && !out_.tensors[x.tensor].is_constant &&
+    return constant && x.kind == Value::Kind::Dequantized && !state_.out_.tensors[x.tensor].is_constant &&
            sink_quantize(n, act) != nullptr;
   }
 

@@ -34,10 +34,10 @@ struct Import : Translator {
                         out));
     const Shape shape = float_input_shape(n.input(0), x);
     const ir::TensorId y = add_activation(n.output(0), ir::DType::UInt8, shape, nullptr);
-    pending_[y] = false;  // not statically quantized: its parameters are the other two outputs
+    state_.pending_[y] = false;  // not statically quantized: its parameters are the other two outputs
     const ir::TensorId scale = add_activation(n.output(1), ir::DType::Float32, {}, nullptr);
     const ir::TensorId zero_point = add_activation(n.output(2), ir::DType::UInt8, {}, nullptr);
-    pending_[zero_point] = false;
+    state_.pending_[zero_point] = false;
     ir::Node& node = emit(n, ir::OpKind::DynamicQuantize, "DynamicQuantizeLinear", {x.tensor}, y);
     node.outputs = {y, scale, zero_point};
     for (int i = 0; i < 3; ++i)

@@ -206,62 +206,48 @@ struct EmissionState {
 
 class Emission {
  public:
-  explicit Emission(EmissionState& s)
-      : g_(s.g_),
-        tensor_buffer_(s.tensor_buffer_),
-        node_scratch_(s.node_scratch_),
-        plan_(s.plan_),
-        arenas_(s.arenas_),
-        options_(s.options_),
-        root_(s.root_),
-        constants_(s.constants_),
-        body_(s.body_),
-        profiled_body_(s.profiled_body_),
-        steps_(s.steps_),
-        weights_bytes_(s.weights_bytes_),
-        schedule_bytes_(s.schedule_bytes_),
-        kernels_used_(s.kernels_used_),
-        calls_(s.calls_),
-        backward_(s.backward_),
-        state_(s) {}
+  explicit Emission(EmissionState& s) : state_(s) {}
 
   // ", true" in a kernel's template arguments when the node runs backwards: the plan put its
   // output above the input it overlaps (the up distance of kernels.hpp).
-  std::string direction() const { return backward_ ? ", true" : ""; }
+  std::string direction() const { return state_.backward_ ? ", true" : ""; }
 
   // ----- where tensors live -------------------------------------------------------------------
 
-  std::string arena_name(int region) const { return emit::arena_name(arenas_.size(), arenas_[region].region); }
+  std::string arena_name(int region) const {
+    return emit::arena_name(state_.arenas_.size(), state_.arenas_[region].region);
+  }
 
   // The C++ expression of a tensor's first element inside run().
   // A tensor lying in another (Tensor::slice_of: a Concat input written in place, a band of a
   // tiled stage's input or output, a Concat input in place in its band) starts inside it.
   std::string pointer(TensorId t) const {
-    const Tensor& tensor = g_.tensors[t];
+    const Tensor& tensor = state_.g_.tensors[t];
     std::int64_t slice = 0;  // elements; a tensor may lie in one that lies in another
-    for (const Tensor* in = &tensor; in->slice_of != ir::kNoTensor; in = &g_.tensors[in->slice_of])
+    for (const Tensor* in = &tensor; in->slice_of != ir::kNoTensor; in = &state_.g_.tensors[in->slice_of])
       slice += in->slice_offset;
-    const int buffer = tensor_buffer_[t];
+    const int buffer = state_.tensor_buffer_[t];
     if (buffer >= 0) {
-      const plan::Placement& at = plan_.placements[buffer];
+      const plan::Placement& at = state_.plan_.placements[buffer];
       return fmt::format("tightfit::at<{}>({}, {})", ctype(tensor.dtype), arena_name(at.region),
                          at.offset + static_cast<std::uint64_t>(slice) * ir::dtype_size(tensor.dtype));
     }
     const std::string past = slice ? fmt::format(" + {}", slice) : "";
-    const TensorId r = root_[t];
-    for (std::size_t i = 0; i < g_.inputs.size(); ++i)
-      if (root_[g_.inputs[i]] == r) return fmt::format("const_cast<{}*>(input_{}){}", ctype(tensor.dtype), i, past);
-    for (std::size_t i = 0; i < g_.outputs.size(); ++i)
-      if (root_[g_.outputs[i]] == r) return fmt::format("output_{}{}", i, past);
-    throw Error(g_.source + ": internal error: tensor '" + tensor.name + "' has no memory");
+    const TensorId r = state_.root_[t];
+    for (std::size_t i = 0; i < state_.g_.inputs.size(); ++i)
+      if (state_.root_[state_.g_.inputs[i]] == r)
+        return fmt::format("const_cast<{}*>(input_{}){}", ctype(tensor.dtype), i, past);
+    for (std::size_t i = 0; i < state_.g_.outputs.size(); ++i)
+      if (state_.root_[state_.g_.outputs[i]] == r) return fmt::format("output_{}{}", i, past);
+    throw Error(state_.g_.source + ": internal error: tensor '" + tensor.name + "' has no memory");
   }
 
   // The scratch buffer the plan gave node `n` (its operator's ScratchRule), as a pointer to
   // `type`, whose elements are `element_bytes` long.
   std::string scratch_pointer(const Node& n, const char* type, std::uint64_t element_bytes) const {
-    const int buffer = node_scratch_.at(static_cast<std::size_t>(&n - g_.nodes.data()));
+    const int buffer = state_.node_scratch_.at(static_cast<std::size_t>(&n - state_.g_.nodes.data()));
     if (buffer < 0) refuse(n, "internal error: the kernel needs scratch memory but none was planned");
-    const plan::Placement& at = plan_.placements[buffer];
+    const plan::Placement& at = state_.plan_.placements[buffer];
     if (at.offset % element_bytes != 0)
       refuse(n, fmt::format("its scratch buffer lies at offset {}, not a multiple of {} (raise --alignment)", at.offset,
                             element_bytes));
@@ -287,16 +273,16 @@ class Emission {
     }
     const auto [written, fresh] = state_.arrays_.try_emplace(std::string(type) + elements, name);
     if (!fresh) return written->second;
-    weights_bytes_ += values.size() * sizeof(T);
-    constants_ +=
+    state_.weights_bytes_ += values.size() * sizeof(T);
+    state_.constants_ +=
         fmt::format("alignas(16) constexpr {} {}[]{} = {{{}\n}};\n", type, name, weights_attribute(), elements);
     return name;
   }
 
   std::string weights_attribute() const {
-    return options_.weights_section.empty()
+    return state_.options_.weights_section.empty()
                ? ""
-               : fmt::format(" __attribute__((section(\"{}\")))", options_.weights_section);
+               : fmt::format(" __attribute__((section(\"{}\")))", state_.options_.weights_section);
   }
 
   // A constant tensor's integer elements (int8, uint8 or int32) as an array in flash.
@@ -313,16 +299,16 @@ class Emission {
       case DType::Bool:
         return array(name, "std::uint8_t", elements_of<std::uint8_t>(t));
     }
-    throw Error(g_.source + ": tensor '" + t.name + "': unknown dtype");
+    throw Error(state_.g_.source + ": tensor '" + t.name + "': unknown dtype");
   }
 
   // The constexpr parameter block `name` of type P from its fields' text (params_block.hpp), or
   // from its value (a block with a pointer field needs the text: the pointer names an array).
   template <typename P>
   std::string params(const std::string& name, const ParamsText<P>& fields) {
-    constants_ +=
+    state_.constants_ +=
         fmt::format("constexpr tightfit::{} {} = {{{}}};\n", ParamsText<P>::kType, name, fields.initializer());
-    schedule_bytes_ += ParamsText<P>::kTargetBytes;
+    state_.schedule_bytes_ += ParamsText<P>::kTargetBytes;
     return name;
   }
   template <typename P>
@@ -332,25 +318,25 @@ class Emission {
 
   void call(const Node& n, const std::string& statement) {
     const std::string comment = model_text::cpp_comment(n.name) + " (" + model_text::cpp_comment(n.onnx_op) + ")";
-    body_ += fmt::format("  // {}\n  {};\n", comment, statement);
+    state_.body_ += fmt::format("  // {}\n  {};\n", comment, statement);
     // run_profiled(): the same calls between the step hooks (docs/codegen.md, "Per-step hooks").
-    const std::size_t step = steps_.size();
-    profiled_body_ += fmt::format("  // {}\n  tightfit_step_begin({});\n  {};\n  tightfit_step_end({});\n", comment,
-                                  step, statement, step);
-    steps_.push_back(fmt::format("{{\"{}\", \"{}\", {}}}", model_text::cpp_string(n.name),
-                                 model_text::cpp_string(n.onnx_op), ops::macs(g_, n)));
-    kernels_used_.insert(ir::op_name(n.op));
-    ++calls_;
+    const std::size_t step = state_.steps_.size();
+    state_.profiled_body_ += fmt::format("  // {}\n  tightfit_step_begin({});\n  {};\n  tightfit_step_end({});\n",
+                                         comment, step, statement, step);
+    state_.steps_.push_back(fmt::format("{{\"{}\", \"{}\", {}}}", model_text::cpp_string(n.name),
+                                        model_text::cpp_string(n.onnx_op), ops::macs(state_.g_, n)));
+    state_.kernels_used_.insert(ir::op_name(n.op));
+    ++state_.calls_;
   }
 
   // ----- one node -----------------------------------------------------------------------------
 
   [[noreturn]] void refuse(const Node& n, const std::string& why) const {
-    throw Error(g_.source + ": " + n.name + " (" + n.onnx_op + "): " + why);
+    throw Error(state_.g_.source + ": " + n.name + " (" + n.onnx_op + "): " + why);
   }
 
-  const Tensor& in(const Node& n, std::size_t i) const { return g_.tensors[n.inputs[i]]; }
-  const Tensor& out(const Node& n) const { return g_.tensors[n.outputs[0]]; }
+  const Tensor& in(const Node& n, std::size_t i) const { return state_.g_.tensors[n.inputs[i]]; }
+  const Tensor& out(const Node& n) const { return state_.g_.tensors[n.outputs[0]]; }
   std::string t_of(const Node& n) const { return ctype(in(n, 0).dtype); }
 
   void require_per_tensor(const Node& n, const Tensor& t) const {
@@ -379,7 +365,7 @@ class Emission {
     const Tensor &x = in(n, 0), &w = in(n, 1), &y = out(n);
     require_per_tensor(n, x);
     require_per_tensor(n, y);
-    tightfit::ConvParams p = conv_geometry(g_, n);
+    tightfit::ConvParams p = conv_geometry(state_.g_, n);
     p.input_zero_point = x.quant.zero_point[0];
     p.weight_zero_point = weight_zero_point(n, w);
     p.output_zero_point = y.quant.zero_point[0];
@@ -394,7 +380,7 @@ class Emission {
     return m;
   }
 
-  bool tflite() const { return g_.numerics == ir::Numerics::Tflite; }
+  bool tflite() const { return state_.g_.numerics == ir::Numerics::Tflite; }
 
   // The requantization multipliers of a convolution or fully connected node (one, or one per
   // output channel) as an array in flash: ORT's float ones, or TFLite's fixed-point ones.
@@ -412,7 +398,7 @@ class Emission {
   }
 
   tightfit::BinaryShape binary_shape(const Node& n) const {
-    const std::optional<tightfit::BinaryShape> shape = binary_shape_of(g_, n);
+    const std::optional<tightfit::BinaryShape> shape = binary_shape_of(state_.g_, n);
     if (!shape) refuse(n, "broadcasting over more than 4 dimensions is not supported");
     return *shape;
   }
@@ -471,23 +457,7 @@ class Emission {
   }
 
  protected:
-  // The shared state (EmissionState), under the names the rules use.
-  const Graph& g_;
-  const std::vector<int>& tensor_buffer_;
-  const std::vector<int>& node_scratch_;
-  const plan::Plan& plan_;
-  const std::vector<Arena>& arenas_;
-  const EmitOptions& options_;
-  const std::vector<TensorId>& root_;
-  std::string& constants_;
-  std::string& body_;
-  std::string& profiled_body_;
-  std::vector<std::string>& steps_;
-  std::uint64_t& weights_bytes_;
-  std::uint64_t& schedule_bytes_;
-  std::set<std::string>& kernels_used_;
-  std::uint64_t& calls_;
-  const bool& backward_;
+  // The state of the emission, shared by every Emission working on it.
   EmissionState& state_;
 };
 

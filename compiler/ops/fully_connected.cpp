@@ -48,7 +48,7 @@ struct Import : Translator {
   // The weight of a matmul with a constant B ([K, M], or [..., K, M] with batch dimensions): a
   // 2-D B becomes the FullyConnected weight [M, K]; a batched B must have exactly A's batch
   // dimensions (no broadcasting) and becomes [B, M, K], each matrix transposed, per tensor.
-  ir::TensorId matmul_weight(ir::TensorId b, const Shape& a) {  // `a` must not refer into out_.tensors
+  ir::TensorId matmul_weight(ir::TensorId b, const Shape& a) {  // `a` must not refer into state_.out_.tensors
     const ir::Tensor src = tensor(b);
     const std::size_t rank = src.shape.size();
     if (rank == 2) return transposed_weight(b);

@@ -73,7 +73,7 @@ struct Import : import::Translator {
     std::string then_result;
     for (const bool then_branch : {true, false}) {
       const std::map<ir::TensorId, ir::TensorId> float_of = state_.float_of_;
-      const std::size_t first = out_.nodes.size();
+      const std::size_t first = state_.out_.nodes.size();
       const std::string& name = translate_branch(then_branch ? then_graph : else_graph);
       const import::Value result = value(name);
       if (result.kind != import::Value::Kind::Float && result.kind != import::Value::Kind::Integer)
@@ -92,7 +92,8 @@ struct Import : import::Translator {
       }
       ir::Node& copy = emit(n, ir::OpKind::IfResult, then_branch ? "If (then)" : "If (else)", {result.tensor}, output);
       copy.name = fmt::format("{} ({})", node_name(n), then_branch ? "then" : "else");
-      for (std::size_t k = first; k < out_.nodes.size(); ++k) out_.nodes[k].guard = {condition.tensor, then_branch};
+      for (std::size_t k = first; k < state_.out_.nodes.size(); ++k)
+        state_.out_.nodes[k].guard = {condition.tensor, then_branch};
       state_.float_of_ = float_of;
     }
     state_.in_branch_ = false;

@@ -34,7 +34,7 @@ struct Emit : Emission {
     const Tensor &x = in(n, 0), &y = out(n);
     if (x.quant.scale != y.quant.scale || x.quant.zero_point != y.quant.zero_point)
       refuse(n, "MaxPool must keep its input's quantization");
-    const std::string block = params(id, max_pool_params(g_, n));
+    const std::string block = params(id, max_pool_params(state_.g_, n));
     call(n, fmt::format("tightfit::max_pool<{}>({}, {}, {})", t_of(n), block, pointer(n.inputs[0]),
                         pointer(n.outputs[0])));
   }

@@ -23,8 +23,8 @@ struct Import : Translator {
   std::vector<std::int64_t> pad_attrs(const NodeProto& n, const ir::Tensor& x, bool dequantized) const {
     if (string_attr(n, "mode", "constant") != "constant")
       throw Error(fmt::format("mode '{}' is not supported (only constant)", string_attr(n, "mode", "")));
-    std::vector<std::int64_t> pads = opset_ < 11 ? ints_attr(n, "pads") : constant_ints(n, 1);
-    if (opset_ < 11) {
+    std::vector<std::int64_t> pads = state_.opset_ < 11 ? ints_attr(n, "pads") : constant_ints(n, 1);
+    if (state_.opset_ < 11) {
       if (float_attr(n, "value", 0.0f) != 0.0f) throw Error("a pad value other than 0 is not supported");
     } else if (has_input(n, 2)) {
       const Value& v = value(n.input(2));
@@ -34,8 +34,8 @@ struct Import : Translator {
         if (v.kind == Value::Kind::Constant) {
           const auto values = constant_floats(n, 2);
           zero = values.size() == 1 && values[0] == 0.0f;
-        } else if (v.kind == Value::Kind::Dequantized && out_.tensors[v.tensor].is_constant) {
-          const ir::Tensor& c = out_.tensors[v.tensor];
+        } else if (v.kind == Value::Kind::Dequantized && state_.out_.tensors[v.tensor].is_constant) {
+          const ir::Tensor& c = state_.out_.tensors[v.tensor];
           zero = c.elements() == 1 && c.data.size() == 1 &&
                  static_cast<std::int32_t>(c.dtype == ir::DType::Int8 ? static_cast<std::int8_t>(c.data[0])
                                                                       : c.data[0]) == c.quant.zero_point[0];

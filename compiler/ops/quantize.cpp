@@ -65,7 +65,7 @@ struct Import : Translator {
     std::int64_t inner = 1;  // elements per step along the quantization axis
     if (q.quant.per_channel())
       for (std::size_t d = static_cast<std::size_t>(q.quant.axis) + 1; d < dims.size(); ++d) inner *= dims[d];
-    TensorProto& out = constant_nodes_.emplace_back();
+    TensorProto& out = state_.constant_nodes_.emplace_back();
     out.set_name(y);
     for (std::int64_t d : dims) out.add_dims(d);
     out.set_data_type(onnx_elem_type(q.dtype));

@@ -27,9 +27,9 @@ struct Import : Translator {
   void squeeze(const NodeProto& n) {
     data_movement(n, ir::OpKind::Reshape, [&](const ir::Tensor& x, bool, ir::Attrs&) {
       const std::string& op = n.op_type();
-      const std::vector<std::int64_t> axes = opset_ < 13       ? ints_attr(n, "axes")
-                                             : has_input(n, 1) ? constant_ints(n, 1)
-                                                               : std::vector<std::int64_t>{};
+      const std::vector<std::int64_t> axes = state_.opset_ < 13 ? ints_attr(n, "axes")
+                                             : has_input(n, 1)  ? constant_ints(n, 1)
+                                                                : std::vector<std::int64_t>{};
       if (op == "Unsqueeze" && axes.empty()) throw Error("Unsqueeze needs axes");
       return op == "Squeeze" ? import::squeeze(x.shape, axes) : import::unsqueeze(x.shape, axes);
     });

@@ -32,12 +32,12 @@ struct Import : Translator {
     const bool asymmetric_floor = ctm == "asymmetric" && nearest == "floor";
     const bool half_pixel_round = (ctm == "half_pixel" || ctm == "pytorch_half_pixel") &&
                                   (nearest == "round_prefer_floor" || nearest == "round_prefer_ceil");
-    if (opset_ >= 11 && !asymmetric_floor && !half_pixel_round)
+    if (state_.opset_ >= 11 && !asymmetric_floor && !half_pixel_round)
       throw Error(
           fmt::format("coordinate_transformation_mode '{}' with nearest_mode '{}' is not supported", ctm, nearest));
     if (int_attr(n, "exclude_outside", 0) != 0) throw Error("attribute exclude_outside=1 is not supported");
     std::vector<float> scales;
-    const int scales_index = opset_ < 11 ? 1 : 2;
+    const int scales_index = state_.opset_ < 11 ? 1 : 2;
     if (has_input(n, scales_index) && !constant(n.input(scales_index)).dims().empty() &&
         constant(n.input(scales_index)).dims(0) > 0) {
       scales = constant_floats(n, scales_index);

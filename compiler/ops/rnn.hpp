@@ -140,7 +140,7 @@ struct Import : import::Translator {
     node.attrs.linear_before_reset = linear_before_reset;
     for (int k = 0; k < 1 + states; ++k) {
       const bool used = k < n.output_size() && !n.output(k).empty() &&
-                        (graph_outputs_.count(n.output(k)) || consumers_.count(n.output(k)));
+                        (state_.graph_outputs_.count(n.output(k)) || state_.consumers_.count(n.output(k)));
       node.attrs.rnn_outputs.push_back(used);
       if (!used) continue;
       const ir::TensorId y = add_activation(n.output(k), ir::DType::Float32,
@@ -149,7 +149,7 @@ struct Import : import::Translator {
       node.outputs.push_back(y);
     }
     if (node.outputs.empty()) throw Error("none of its outputs is used");
-    out_.nodes.push_back(std::move(node));
+    state_.out_.nodes.push_back(std::move(node));
   }
 
   // Like allow_attributes, from a list.
@@ -184,7 +184,7 @@ struct Emit : emit::Emission {
     std::size_t next = 0;
     for (bool used : n.attrs.rnn_outputs) args += ", " + (used ? pointer(n.outputs[next++]) : std::string("nullptr"));
     for (ir::TensorId y : n.outputs)
-      if (g_.tensors[y].dtype != ir::DType::Float32) refuse(n, "its outputs must be float32");
+      if (state_.g_.tensors[y].dtype != ir::DType::Float32) refuse(n, "its outputs must be float32");
     call(n, fmt::format("tightfit::{}({}, {})", kernel, args, scratch_pointer(n, "float", 4)));
   }
 };

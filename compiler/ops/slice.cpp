@@ -58,8 +58,9 @@ struct Import : Translator {
     const Shape xs = tensor(x).shape;
     const std::size_t axis = static_cast<std::size_t>(normalize_axis(int_attr(n, "axis", 0), xs.size()));
     const std::int64_t dim = xs[axis], parts = n.output_size();
-    std::vector<std::int64_t> sizes =
-        opset_ >= 13 ? (has_input(n, 1) ? constant_ints(n, 1) : std::vector<std::int64_t>{}) : ints_attr(n, "split");
+    std::vector<std::int64_t> sizes = state_.opset_ >= 13
+                                          ? (has_input(n, 1) ? constant_ints(n, 1) : std::vector<std::int64_t>{})
+                                          : ints_attr(n, "split");
     if (sizes.empty()) {
       if (dim % parts != 0)
         throw Error(fmt::format("axis {} of {} elements does not split into {} equal parts", axis, dim, parts));
@@ -73,7 +74,8 @@ struct Import : Translator {
       Shape y = xs;
       y[axis] = sizes[k];
       const std::string& name = n.output(static_cast<int>(k));
-      if (!name.empty() && (consumers_.count(name) || graph_outputs_.count(name))) {  // an unread part costs nothing
+      if (!name.empty() &&
+          (state_.consumers_.count(name) || state_.graph_outputs_.count(name))) {  // an unread part costs nothing
         const ir::TensorId out = add_like(name, x, y);
         ir::Node& node = emit(n, ir::OpKind::Slice, dequantized ? "Split (QDQ)" : "Split", {x}, out);
         node.name = fmt::format("{}:{}", node_name(n), k);

@@ -31,11 +31,11 @@ struct Import : Translator {
     if (!integer_form(n, 1)) {
       const ir::TensorId x = float_operand(n, 0);
       ir::Node& node = float_node(n, ir::OpKind::Softmax, {x}, tensor(x).shape);
-      node.attrs.axis = softmax_axis(n, tensor(x).shape, opset_);
+      node.attrs.axis = softmax_axis(n, tensor(x).shape, state_.opset_);
       return;
     }
     qdq_unary(n, ir::OpKind::Softmax, [&](const Shape& x, ir::Attrs& a) {
-      a.axis = softmax_axis(n, x, opset_);
+      a.axis = softmax_axis(n, x, state_.opset_);
       return x;
     });
   }

@@ -108,21 +108,7 @@ struct ImportState {
 
 class Translator {
  public:
-  explicit Translator(ImportState& s)
-      : path_(s.path_),
-        graph_(s.graph_),
-        opset_(s.opset_),
-        out_(s.out_),
-        pending_(s.pending_),
-        pending_sources_(s.pending_sources_),
-        values_(s.values_),
-        declared_(s.declared_),
-        consumers_(s.consumers_),
-        index_(s.index_),
-        graph_outputs_(s.graph_outputs_),
-        absorbed_(s.absorbed_),
-        constant_nodes_(s.constant_nodes_),
-        state_(s) {}
+  explicit Translator(ImportState& s) : state_(s) {}
 
   // ----- errors -------------------------------------------------------------------------------
 
@@ -134,8 +120,8 @@ class Translator {
     } catch (const Located&) {
       throw;
     } catch (const Error& e) {
-      if (context.empty()) throw Located(fmt::format("{}: {}", path_, e.what()));
-      throw Located(fmt::format("{}: {}: {}", path_, context, e.what()));
+      if (context.empty()) throw Located(fmt::format("{}: {}", state_.path_, e.what()));
+      throw Located(fmt::format("{}: {}: {}", state_.path_, context, e.what()));
     }
   }
 
@@ -143,32 +129,33 @@ class Translator {
     return n.name().empty() ? fmt::format("{}_{}", n.op_type(), index_of(n)) : n.name();
   }
   std::string label(const NodeProto& n) const { return fmt::format("{} ({})", node_name(n), n.op_type()); }
-  int index_of(const NodeProto& n) const { return index_.at(&n); }
+  int index_of(const NodeProto& n) const { return state_.index_.at(&n); }
 
   // ----- values and tensors -------------------------------------------------------------------
 
   const Value& value(const std::string& name) const {
-    auto it = values_.find(name);
-    if (it == values_.end()) throw Error(fmt::format("input '{}' has no value (it is not supported here)", name));
+    auto it = state_.values_.find(name);
+    if (it == state_.values_.end())
+      throw Error(fmt::format("input '{}' has no value (it is not supported here)", name));
     return it->second;
   }
 
-  void set_value(const std::string& name, Value v) { values_[name] = v; }
+  void set_value(const std::string& name, Value v) { state_.values_[name] = v; }
 
   // The shape of value `name`, a float graph input, as its reader sees it: under the views taken of it.
   const Shape& float_input_shape(const std::string& name, const Value& v) const {
     auto view = state_.float_input_views_.find(name);
-    return view != state_.float_input_views_.end() ? view->second : out_.tensors[v.tensor].shape;
+    return view != state_.float_input_views_.end() ? view->second : state_.out_.tensors[v.tensor].shape;
   }
 
   ir::TensorId add_tensor(ir::Tensor t, bool quant_pending = false) {
-    out_.tensors.push_back(std::move(t));
-    pending_.push_back(quant_pending);
-    pending_sources_.emplace_back();
-    return static_cast<ir::TensorId>(out_.tensors.size() - 1);
+    state_.out_.tensors.push_back(std::move(t));
+    state_.pending_.push_back(quant_pending);
+    state_.pending_sources_.emplace_back();
+    return static_cast<ir::TensorId>(state_.out_.tensors.size() - 1);
   }
 
-  ir::Tensor& tensor(ir::TensorId id) { return out_.tensors[id]; }
+  ir::Tensor& tensor(ir::TensorId id) { return state_.out_.tensors[id]; }
 
   // An activation produced by a node. Its shape is checked against what the model declares.
   ir::TensorId add_activation(const std::string& name, ir::DType dtype, const Shape& shape, const ir::Quant* quant) {
@@ -186,16 +173,16 @@ class Translator {
   // An integer activation with the same dtype and quantization (or pending state) as `like`.
   ir::TensorId add_like(const std::string& name, ir::TensorId like, const Shape& shape) {
     const ir::Tensor& src = tensor(like);
-    const bool pending = pending_[like];
+    const bool pending = state_.pending_[like];
     const ir::Quant quant = src.quant;
     const ir::TensorId id = add_activation(name, src.dtype, shape, pending ? nullptr : &quant);
-    if (pending) pending_sources_[id].push_back(like);
+    if (pending) state_.pending_sources_[id].push_back(like);
     return id;
   }
 
   void check_declared_shape(const std::string& name, const Shape& shape) const {
-    auto it = declared_.find(name);
-    if (it == declared_.end() || !it->second->type().has_tensor_type()) return;
+    auto it = state_.declared_.find(name);
+    if (it == state_.declared_.end() || !it->second->type().has_tensor_type()) return;
     const auto& tt = it->second->type().tensor_type();
     if (!tt.has_shape()) return;
     Shape declared;
@@ -215,7 +202,7 @@ class Translator {
     const std::string& name = n.input(index);
     const Value& v = value(name);
     const auto want = dequantized ? Value::Kind::Dequantized : Value::Kind::Integer;
-    if (v.kind == want && !out_.tensors[v.tensor].is_constant) return v.tensor;
+    if (v.kind == want && !state_.out_.tensors[v.tensor].is_constant) return v.tensor;
     switch (v.kind) {
       case Value::Kind::FloatInput:
         throw Error(fmt::format("not quantized: input '{}' is a float graph input used without QuantizeLinear", name));
@@ -228,7 +215,7 @@ class Translator {
         throw Error(fmt::format(
             "input '{}' is an integer tensor where a float operator expects a DequantizeLinear output", name));
       case Value::Kind::Dequantized:
-        if (out_.tensors[v.tensor].is_constant)
+        if (state_.out_.tensors[v.tensor].is_constant)
           throw Error(fmt::format("input '{}' must be an activation, not a constant", name));
         throw Error(fmt::format("input '{}' is a float (dequantized) value where an integer tensor is expected", name));
       case Value::Kind::Float:
@@ -299,13 +286,13 @@ class Translator {
     if (t.dtype != q.dtype)
       throw Error(fmt::format("tensor '{}' is {} but its zero point is {}", t.name, ir::dtype_name(t.dtype),
                               ir::dtype_name(q.dtype)));
-    if (pending_[id]) {
+    if (state_.pending_[id]) {
       t.quant = q.quant;
       t.quantized = true;
-      pending_[id] = false;
+      state_.pending_[id] = false;
       // A copy made by data movement from a pending tensor (an integer graph input): the
       // quantization stated for the copy is the source's too.
-      for (ir::TensorId source : pending_sources_[id]) bind_quant(source, q);
+      for (ir::TensorId source : state_.pending_sources_[id]) bind_quant(source, q);
       return;
     }
     if (!same_quant(t.quant, q.quant))
@@ -415,7 +402,7 @@ class Translator {
     } else if (op == "Max" || op == "Min") {
       const float c = scalar_float(constant_input(act, clamped_operand(act) == 0 ? 1 : 0));
       (op == "Max" ? lo : hi) = c;
-    } else if (opset_ < 11) {
+    } else if (state_.opset_ < 11) {
       lo = float_attr(act, "min", lo);
       hi = float_attr(act, "max", hi);
     } else {
@@ -473,10 +460,10 @@ class Translator {
   // or nullptr when the output is used any other way.
   const NodeProto* sink_quantize(const NodeProto& n, const NodeProto*& act) const {
     auto single_user = [&](const std::string& name) -> const NodeProto* {
-      if (graph_outputs_.count(name)) return nullptr;
-      auto it = consumers_.find(name);
-      if (it == consumers_.end() || it->second.size() != 1) return nullptr;
-      return &graph_.node(it->second[0]);
+      if (state_.graph_outputs_.count(name)) return nullptr;
+      auto it = state_.consumers_.find(name);
+      if (it == state_.consumers_.end() || it->second.size() != 1) return nullptr;
+      return &state_.graph_.node(it->second[0]);
     };
     const NodeProto* next = single_user(n.output(0));
     act = nullptr;
@@ -508,9 +495,9 @@ class Translator {
     if (act) {
       with_context(label(*act), [&] { std::tie(sink.act_min, sink.act_max) = activation_range(*act, sink.q); });
       sink.fused = "+" + act->op_type();
-      absorbed_[index_of(*act)] = true;
+      state_.absorbed_[index_of(*act)] = true;
     }
-    absorbed_[index_of(*next)] = true;
+    state_.absorbed_[index_of(*next)] = true;
     return sink;
   }
 
@@ -524,8 +511,8 @@ class Translator {
     node.outputs = {output};
     node.attrs.act_min = limit_min(tensor(output).dtype);
     node.attrs.act_max = limit_max(tensor(output).dtype);
-    out_.nodes.push_back(std::move(node));
-    return out_.nodes.back();
+    state_.out_.nodes.push_back(std::move(node));
+    return state_.out_.nodes.back();
   }
 
   // Emits `op` writing the sink's tensor, with the fused activation.
@@ -541,13 +528,13 @@ class Translator {
 
   // True when `name` is a graph output that no node reads.
   bool only_graph_output(const std::string& name) const {
-    return graph_outputs_.count(name) && !consumers_.count(name);
+    return state_.graph_outputs_.count(name) && !state_.consumers_.count(name);
   }
 
   const TensorProto& constant(const std::string& name) const {
     const Value& v = value(name);
     if (v.kind == Value::Kind::Constant) return *v.constant;
-    if (v.tensor != ir::kNoTensor && std::count(out_.inputs.begin(), out_.inputs.end(), v.tensor))
+    if (v.tensor != ir::kNoTensor && std::count(state_.out_.inputs.begin(), state_.out_.inputs.end(), v.tensor))
       throw Error(
           fmt::format("input '{}' is a graph input; tightfit needs it to be a constant (an initializer)", name));
     throw Error(fmt::format("input '{}' must be a constant (an initializer or Constant)", name));
@@ -557,7 +544,7 @@ class Translator {
   ir::TensorId dequantized_constant(const NodeProto& n, int index, const char* what) const {
     if (!has_input(n, index)) throw Error(fmt::format("{} is missing", what));
     const Value& v = value(n.input(index));
-    if (v.kind == Value::Kind::Dequantized && out_.tensors[v.tensor].is_constant) return v.tensor;
+    if (v.kind == Value::Kind::Dequantized && state_.out_.tensors[v.tensor].is_constant) return v.tensor;
     if (v.kind == Value::Kind::Constant)
       throw Error(fmt::format("not quantized: {} '{}' is a float constant, not the output of a DequantizeLinear", what,
                               n.input(index)));
@@ -646,7 +633,7 @@ class Translator {
     if (has_input(n, zp_index)) zps = constant_ints(n, zp_index);
     if (zps.size() != 1) throw Error("a per-row activation zero point is not supported");
     ir::Tensor& t = tensor(x);
-    if (pending_[x]) {
+    if (state_.pending_[x]) {
       QParams q;
       q.dtype = t.dtype;
       q.quant = ir::Quant{{1.0f}, {static_cast<std::int32_t>(zps[0])}, -1};
@@ -666,7 +653,7 @@ class Translator {
   ir::TensorId elementwise_operand(const NodeProto& n, int index) const {
     const Value& v = value(n.input(index));
     if (v.kind == Value::Kind::Dequantized) {
-      if (out_.tensors[v.tensor].quant.per_channel())
+      if (state_.out_.tensors[v.tensor].quant.per_channel())
         throw Error(fmt::format("constant '{}' is quantized per channel; elementwise operands must be per-tensor",
                                 n.input(index)));
       return v.tensor;
@@ -910,20 +897,7 @@ class Translator {
   }
 
  protected:
-  // The shared state (ImportState), under the names the rules use.
-  std::string& path_;
-  const onnx::GraphProto& graph_;
-  int& opset_;
-  ir::Graph& out_;
-  std::vector<bool>& pending_;
-  std::vector<std::vector<ir::TensorId>>& pending_sources_;
-  std::map<std::string, Value>& values_;
-  std::map<std::string, const onnx::ValueInfoProto*>& declared_;
-  std::map<std::string, std::vector<int>>& consumers_;
-  std::map<const NodeProto*, int>& index_;
-  std::set<std::string>& graph_outputs_;
-  std::vector<bool>& absorbed_;
-  std::deque<TensorProto>& constant_nodes_;
+  // The state of the import, shared by every Translator working on it.
   ImportState& state_;
 };
 
