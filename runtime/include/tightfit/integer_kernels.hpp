@@ -122,12 +122,7 @@ inline void matmul_requantize(const MatMulParams& p, const T* in, const TW* weig
 // quantize_linear() (a division, rounded half to even, saturated); then a fused Relu/Clip's clamp.
 #define TIGHTFIT_ACCUMULATOR_REQUANTIZE_PARAMS(X) \
   X(int32_t, count)                               \
-  X(float, input_scale)                           \
-  X(int32_t, input_zero_point)                    \
-  X(float, output_scale)                          \
-  X(int32_t, output_zero_point)                   \
-  X(int32_t, output_min)                          \
-  X(int32_t, output_max)
+  TIGHTFIT_FLOAT_REQUANTIZE_PARAMS(X)
 struct AccumulatorRequantizeParams {
   TIGHTFIT_ACCUMULATOR_REQUANTIZE_PARAMS(TIGHTFIT_DECLARE_FIELD)
 };
